@@ -1,0 +1,126 @@
+/**
+ * The file layer: TOML text → flat entries. Unknown keys are refused with their path (a typo
+ * must not silently leave a default in force), relocated keys are refused with the reference
+ * server's reason, every value is converted to its kind here.
+ */
+import { parse, TomlDate, TomlError } from 'smol-toml';
+import type { Diagnostics } from './errors.js';
+import { emptyLayer, type Layer } from './layers.js';
+import { findRelocated, relocatedMessage, unsupportedHint } from './relocated.js';
+import { KEYS, KEY_BY_PATH, TABLE_ARRAY_BY_PATH, TABLE_PATHS } from './schema.js';
+import { fromToml } from './values.js';
+
+/** Nesting deeper than this is never a Shoal config (deepest real path: 4 levels + 2 arrays). */
+const TOML_DEPTH_MAX = 16;
+
+export function readFile(text: string, diagnostics: Diagnostics): Layer {
+  const layer = emptyLayer();
+  let document: Record<string, unknown>;
+  try {
+    document = parse(text, { integersAsBigInt: 'asNeeded', unsafeKeyBehaviour: 'throw', maxDepth: TOML_DEPTH_MAX });
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const firstLine = error.message.split('\n')[0] ?? error.message;
+      diagnostics.error('syntax', '(file)', `invalid TOML at line ${error.line}, column ${error.column}: ${firstLine}`, 'file');
+      return layer;
+    }
+    throw error;
+  }
+  walkTable(document, '', '', layer, diagnostics);
+  return layer;
+}
+
+function walkTable(
+  table: Record<string, unknown>,
+  schemaPrefix: string,
+  concretePrefix: string,
+  layer: Layer,
+  diagnostics: Diagnostics,
+): void {
+  for (const [key, value] of Object.entries(table)) {
+    if (/[.[\]]/.test(key)) {
+      // A quoted key like "tcp.address" would otherwise pose as a nested path.
+      const at = concretePrefix === '' ? JSON.stringify(key) : `${concretePrefix}.${JSON.stringify(key)}`;
+      diagnostics.error('unknown_key', at, 'unknown key (quoted keys with ".", "[" or "]" are never config keys)', 'file');
+      continue;
+    }
+    const schemaPath = schemaPrefix === '' ? key : `${schemaPrefix}.${key}`;
+    const concretePath = concretePrefix === '' ? key : `${concretePrefix}.${key}`;
+    walkValue(value, schemaPath, concretePath, layer, diagnostics);
+  }
+}
+
+function walkValue(value: unknown, schemaPath: string, concretePath: string, layer: Layer, diagnostics: Diagnostics): void {
+  const relocated = findRelocated(schemaPath);
+  if (relocated !== undefined) {
+    diagnostics.error('relocated_key', concretePath, relocatedMessage(relocated), 'file');
+    return;
+  }
+  const spec = KEY_BY_PATH.get(schemaPath);
+  if (spec !== undefined) {
+    const converted = fromToml(spec, value);
+    if (converted.ok) layer.entries.set(concretePath, { value: converted.value, origin: 'file' });
+    else diagnostics.error('type', concretePath, converted.reason, 'file');
+    return;
+  }
+  const arraySpec = TABLE_ARRAY_BY_PATH.get(schemaPath);
+  if (arraySpec !== undefined) {
+    if (!Array.isArray(value) || !value.every(isTable)) {
+      diagnostics.error('type', concretePath, `expected an array of tables ([[${schemaPath.replace(/\[\]/g, '')}]])`, 'file');
+      return;
+    }
+    if (value.length > arraySpec.itemsMax) {
+      diagnostics.error('range', concretePath, `at most ${arraySpec.itemsMax} entries (got ${value.length})`, 'file');
+      return;
+    }
+    layer.arrays.set(concretePath, value.length);
+    value.forEach((item, index) => walkTable(item, `${schemaPath}[]`, `${concretePath}[${index}]`, layer, diagnostics));
+    return;
+  }
+  if (TABLE_PATHS.has(schemaPath)) {
+    if (isTable(value)) walkTable(value, schemaPath, concretePath, layer, diagnostics);
+    else diagnostics.error('type', concretePath, 'expected a table', 'file');
+    return;
+  }
+  diagnostics.error('unknown_key', concretePath, unknownKeyRule(schemaPath), 'file');
+}
+
+function unknownKeyRule(schemaPath: string): string {
+  const hint = unsupportedHint(schemaPath);
+  if (hint !== undefined) return `unknown key: ${hint}`;
+  const suggestion = closestKey(schemaPath);
+  return suggestion === undefined ? 'unknown key' : `unknown key (did you mean ${suggestion.replace(/\[\]/g, '[i]')}?)`;
+}
+
+/** The known key or table at a small edit distance, to catch typos. */
+function closestKey(schemaPath: string): string | undefined {
+  const candidates = [...KEYS.map((key) => key.path), ...TABLE_PATHS];
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of candidates) {
+    const distance = editDistance(schemaPath, candidate);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof TomlDate);
+}

@@ -1,0 +1,53 @@
+/**
+ * The import rules of ../shared/design/ARCHITECTURE.md, as data. Keys are workspace folders;
+ * values are the workspace packages each may import. Anything not listed is forbidden.
+ */
+export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
+  'packages/stdx': [],
+  'packages/protocol': ['stdx'],
+  'packages/consensus': ['stdx', 'protocol'],
+  'packages/state': ['stdx', 'protocol', 'consensus'],
+  'packages/storage': ['stdx', 'protocol', 'consensus', 'state'],
+  'packages/replica': ['stdx', 'protocol', 'consensus', 'state', 'storage'],
+  'packages/ring': ['stdx'],
+  'packages/runtime': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'ring'],
+  'packages/client': ['stdx', 'protocol'],
+  'packages/simulator': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'client'],
+  'apps/server': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'ring', 'runtime'],
+  'apps/cli': ['stdx', 'protocol', 'client', 'runtime'],
+  'apps/vopr': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'client', 'simulator'],
+  'bench/micro': ['stdx', 'protocol', 'ring', 'consensus', 'storage', 'state', 'replica'],
+  'bench/load': ['stdx', 'protocol', 'client', 'runtime'],
+};
+
+/** Packages whose src must be pure: no clocks, randomness, timers, promises of I/O, or node: modules. */
+export const PURE_PACKAGES = ['packages/stdx', 'packages/protocol', 'packages/consensus', 'packages/state'] as const;
+
+/** Source patterns banned in pure packages, with the reason shown on failure. */
+export const BANNED_IN_PURE: readonly { pattern: RegExp; why: string }[] = [
+  { pattern: /\bDate\.now\s*\(/, why: 'wall clock (time arrives as ticks or an injected source)' },
+  { pattern: /\bnew\s+Date\s*\(/, why: 'wall clock' },
+  { pattern: /\bperformance\.now\s*\(/, why: 'wall clock' },
+  { pattern: /\bprocess\.hrtime\b/, why: 'wall clock' },
+  { pattern: /\bMath\.random\s*\(/, why: 'unseeded randomness (pass a Prng)' },
+  { pattern: /\bcrypto\.getRandomValues\b|\brandomBytes\s*\(|\brandomUUID\s*\(/, why: 'unseeded randomness' },
+  { pattern: /\bset(Timeout|Interval|Immediate)\s*\(/, why: 'timers (use ticks)' },
+  { pattern: /\bqueueMicrotask\s*\(/, why: 'scheduling' },
+  { pattern: /\bprocess\.(env|argv|exit|stdout|stderr|nextTick)\b/, why: 'process I/O' },
+  { pattern: /from\s+['"]node:|import\s*\(\s*['"]node:|require\s*\(\s*['"]node:/, why: 'node: module' },
+  { pattern: /from\s+['"](fs|net|path|os|child_process|worker_threads|http|https|tls|dgram|crypto)['"]/, why: 'node I/O module' },
+];
+
+/** Additionally banned in the consensus core and state machines: no async at all. */
+export const NO_ASYNC_PACKAGES = ['packages/consensus', 'packages/state'] as const;
+export const BANNED_ASYNC: readonly { pattern: RegExp; why: string }[] = [
+  { pattern: /\basync\s+(function|\(|[A-Za-z_$][\w$]*\s*\()/, why: 'async (the core is synchronous: inputs in, effects out)' },
+  { pattern: /\bawait\b/, why: 'await' },
+  { pattern: /\bnew\s+Promise\b|\bPromise\.(resolve|all|race|any)\b/, why: 'promises' },
+];
+
+/** Files allowed an exception, with the reason (kept short and reviewed). */
+export const EXCEPTIONS: Readonly<Record<string, string>> = {
+  // Loads the native XXH3 binding with a top-level dynamic import and falls back to WASM.
+  'packages/protocol/src/hash/xxh3.ts': 'backend loading (top-level await of a dynamic import)',
+};
