@@ -29,22 +29,26 @@ export class ByteWriter {
   }
 
   u8(value: number): this {
-    this.#view.setUint8(this.#ensure(1), value);
+    const at = this.#ensure(1);
+    this.#view.setUint8(at, value);
     return this;
   }
 
   u16(value: number): this {
-    this.#view.setUint16(this.#ensure(2), value, true);
+    const at = this.#ensure(2);
+    this.#view.setUint16(at, value, true);
     return this;
   }
 
   u32(value: number): this {
-    this.#view.setUint32(this.#ensure(4), value, true);
+    const at = this.#ensure(4);
+    this.#view.setUint32(at, value, true);
     return this;
   }
 
   u64(value: bigint): this {
-    this.#view.setBigUint64(this.#ensure(8), BigInt.asUintN(64, value), true);
+    const at = this.#ensure(8);
+    this.#view.setBigUint64(at, BigInt.asUintN(64, value), true);
     return this;
   }
 
@@ -56,27 +60,32 @@ export class ByteWriter {
   }
 
   i64(value: bigint): this {
-    this.#view.setBigInt64(this.#ensure(8), value, true);
+    const at = this.#ensure(8);
+    this.#view.setBigInt64(at, value, true);
     return this;
   }
 
   f32(value: number): this {
-    this.#view.setFloat32(this.#ensure(4), value, true);
+    const at = this.#ensure(4);
+    this.#view.setFloat32(at, value, true);
     return this;
   }
 
   f64(value: number): this {
-    this.#view.setFloat64(this.#ensure(8), value, true);
+    const at = this.#ensure(8);
+    this.#view.setFloat64(at, value, true);
     return this;
   }
 
   bytes(value: Uint8Array): this {
-    this.#buffer.set(value, this.#ensure(value.length));
+    const at = this.#ensure(value.length);
+    this.#buffer.set(value, at);
     return this;
   }
 
   zeros(count: number): this {
-    this.#buffer.fill(0, this.#ensure(count), this.#length);
+    const at = this.#ensure(count);
+    this.#buffer.fill(0, at, this.#length);
     return this;
   }
 

@@ -17,8 +17,14 @@ interface Backend {
   long(bytes: Uint8Array): bigint;
 }
 
-/** Inputs at or above this length use the reused streaming state (measured crossover). */
-export const LONG_INPUT_MIN = 4096;
+/**
+ * Inputs at or above this length use the reused streaming state (measured crossover).
+ * `npm run bench:micro -- hash` (Node 20.20, 2 vCPU EPYC): the one-shot call wins up to 1.5 KiB
+ * (1 KiB: ~590 vs ~730 ns), the reused object from 2 KiB on (2 KiB: ~1,050 vs ~770 ns; 4 KiB:
+ * ~2,600 vs ~1,240 ns), 1.75 KiB flips between runs. Was 4096, which left 2..4 KiB inputs on
+ * the slower path.
+ */
+export const LONG_INPUT_MIN = 2048;
 
 type NodeRsModule = typeof import('@node-rs/xxhash');
 

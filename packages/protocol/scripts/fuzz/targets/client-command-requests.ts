@@ -1,0 +1,38 @@
+import { type Prng, assert, toHex } from '@shoal/stdx';
+import { COMMANDS, CLIENT_COMMANDS } from '../../../src/client/index.js';
+import { COMMAND_SAMPLES } from '../../../test/client-fixtures.js';
+import type { FuzzTarget } from '../target.js';
+
+/**
+ * Every command's request decoder. The first input byte picks the command (index into COMMANDS,
+ * modulo its length); the rest is the body. A decoded request must re-encode to the same bytes (asserted: a mismatch is our bug and the harness reports it with the input).
+ */
+const target: FuzzTarget = {
+  name: 'client-command-requests',
+  seeds(_prng: Prng): Uint8Array[] {
+    const seeds: Uint8Array[] = [];
+    COMMANDS.forEach((info, index) => {
+      const codec = CLIENT_COMMANDS.get(info.code);
+      for (const request of COMMAND_SAMPLES.get(info.code)?.requests ?? []) {
+        if (codec === undefined) continue;
+        const body = codec.encodeRequest(request);
+        seeds.push(Uint8Array.of(index, ...body));
+      }
+    });
+    return seeds;
+  },
+  run(input: Uint8Array): string {
+    if (input.length === 0) return 'empty';
+    const info = COMMANDS[(input[0] as number) % COMMANDS.length];
+    const codec = info === undefined ? undefined : CLIENT_COMMANDS.get(info.code);
+    assert(info !== undefined && codec !== undefined, 'every command has a codec');
+    const body = input.subarray(1);
+    const decoded = codec.decodeRequest(body);
+    if (!decoded.ok) return `${info.code}:fail:${decoded.reason}`;
+    const again = codec.encodeRequest(decoded.value);
+    assert(toHex(again) === toHex(body), `${info.name} request re-encodes differently`);
+    return `${info.code}:ok:${body.length}`;
+  },
+};
+
+export default target;

@@ -1,0 +1,40 @@
+import { ByteReader } from '../codec/byte-reader.js';
+import { BodyWriter } from './body-writer.js';
+import { type Decoded, fail, ok } from '../codec/decoded.js';
+
+/**
+ * Runs `read` over the whole of `bytes`; the result is a value only when nothing failed and every
+ * byte was consumed (exact consumption is the rule for every body in this package).
+ */
+export function decodeExact<T>(bytes: Uint8Array, read: (r: ByteReader) => T): Decoded<T> {
+  const r = new ByteReader(bytes);
+  const value = read(r);
+  r.expectEnd();
+  return r.reason !== null ? fail(r.reason) : ok(value);
+}
+
+export function encodeWith(write: (w: BodyWriter) => void, capacity = 64): Uint8Array {
+  const w = new BodyWriter(capacity);
+  write(w);
+  return w.finish();
+}
+
+/**
+ * Fails the reader unless `count` elements of at least `minSize` bytes can still fit: a cheap bound
+ * so a hostile count cannot drive a long loop over a short buffer. Returns whether to continue.
+ */
+export function checkCount(r: ByteReader, count: number, minSize: number, what: string): boolean {
+  if (r.failed) return false;
+  if (count * minSize > r.remaining) {
+    r.fail(`count_exceeds_bytes_${what}`);
+    return false;
+  }
+  return true;
+}
+
+/** A u8 flag that must be 0 or 1. */
+export function readBool(r: ByteReader, what: string): boolean {
+  const value = r.u8(what);
+  if (value > 1) r.fail(`invalid_bool_${what}`);
+  return value === 1;
+}

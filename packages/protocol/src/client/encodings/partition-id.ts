@@ -1,0 +1,39 @@
+import { assert } from '@shoal/stdx';
+import type { ByteReader } from '../../codec/byte-reader.js';
+import type { BodyWriter } from '../body-writer.js';
+import type { Decoded } from '../../codec/decoded.js';
+import { decodeExact, encodeWith } from '../body-codec.js';
+
+/**
+ * Optional partition id (encodings.mdx): 5 fixed bytes `[flag: u8][partition_id: u32]`; flag 1 =
+ * set, flag 0 = none and the value bytes zero. Chosen strictness: a flag other than 0/1, or flag 0
+ * with non-zero value bytes, is rejected (encoders never produce either).
+ */
+export const OPTIONAL_PARTITION_ID_LENGTH = 5;
+
+export function writeOptionalPartitionId(w: BodyWriter, partitionId: number | null): void {
+  if (partitionId === null) {
+    w.u8(0).u32(0);
+    return;
+  }
+  assert(Number.isInteger(partitionId) && partitionId >= 0 && partitionId <= 0xffff_ffff, `partition id ${partitionId}`);
+  w.u8(1).u32(partitionId);
+}
+
+export function readOptionalPartitionId(r: ByteReader): number | null {
+  const flag = r.u8('partition_flag');
+  const value = r.u32('partition_id');
+  if (r.failed) return null;
+  if (flag === 1) return value;
+  if (flag !== 0) r.fail('invalid_partition_flag');
+  else if (value !== 0) r.fail('partition_id_without_flag');
+  return null;
+}
+
+export function encodeOptionalPartitionId(partitionId: number | null): Uint8Array {
+  return encodeWith((w) => writeOptionalPartitionId(w, partitionId));
+}
+
+export function decodeOptionalPartitionId(bytes: Uint8Array): Decoded<number | null> {
+  return decodeExact(bytes, readOptionalPartitionId);
+}
