@@ -1,0 +1,124 @@
+import { BATCH_HEADER, ErrorCode, type PollingStrategy, pollMessagesCommand } from '@shoal/protocol';
+import type { ConsumerRef } from './consumer-offsets.js';
+import { type Outcome, accepted } from './outcome.js';
+import type { PartitionState } from './partition-state.js';
+
+/**
+ * PollMessages on one partition: resolve the polling strategy into a read of storage, build the
+ * reply from the batch records storage returns (no re-encoding: the records are copied into the
+ * payload once, or handed out as parts for a gathered write), and auto-commit on the primary.
+ *
+ * Strategies (encodings.mdx; reference semantics):
+ *   Offset(v)     start at v
+ *   Timestamp(t)  start at the first message whose batch timestamp is >= t
+ *   First         start at the first retained offset
+ *   Last          the last `count` messages: max(first, last - count + 1)
+ *   Next          stored consumer offset + 1, or 0 when none is stored (clamped up to the first
+ *                 retained offset)
+ * A start past the newest offset (or an empty log) answers an empty poll. count = 0 is
+ * InvalidMessagesCount.
+ */
+export interface MessageLog {
+  /** Lowest retained offset, or null when the partition holds no message. */
+  firstOffset(): bigint | null;
+  /** Newest committed offset, or null when empty. */
+  lastOffset(): bigint | null;
+  /** First offset whose batch base_timestamp is >= `timestamp` (µs), or null. */
+  offsetAtTimestamp(timestamp: bigint): bigint | null;
+  /**
+   * Batch records holding messages [from, from + count) (fewer at the end of the log), the first
+   * one sliced so it starts at `from` (protocol's sliceBatch). Offsets are contiguous.
+   */
+  read(from: bigint, count: number): readonly Uint8Array[];
+}
+
+export type PollStart = { readonly kind: 'read'; readonly from: bigint } | { readonly kind: 'empty' };
+
+export function resolvePollStart(strategy: PollingStrategy, count: number, stored: bigint | undefined, log: MessageLog): PollStart {
+  const first = log.firstOffset();
+  const last = log.lastOffset();
+  if (first === null || last === null) return { kind: 'empty' };
+  let from: bigint;
+  switch (strategy.kind) {
+    case 'offset': from = strategy.value; break;
+    case 'timestamp': {
+      const at = log.offsetAtTimestamp(strategy.value);
+      if (at === null) return { kind: 'empty' };
+      from = at;
+      break;
+    }
+    case 'first': from = first; break;
+    case 'last': {
+      const back = last - BigInt(count) + 1n;
+      from = back > first ? back : first;
+      break;
+    }
+    case 'next': from = stored === undefined ? 0n : stored + 1n; break;
+  }
+  if (from < first) from = first;
+  return from > last ? { kind: 'empty' } : { kind: 'read', from };
+}
+
+export interface PollRequest {
+  readonly consumer: ConsumerRef;
+  readonly strategy: PollingStrategy;
+  readonly count: number;
+  readonly autoCommit: boolean;
+}
+
+export interface PollReply {
+  /** `[partition_id u32][current_offset u64][messages_count u32]`. */
+  readonly prefix: Uint8Array;
+  /** The batch records, as storage returned them (views). */
+  readonly batches: readonly Uint8Array[];
+  readonly messagesCount: number;
+  /** Offset of the last message polled, or null when none. */
+  readonly lastOffset: bigint | null;
+  /** The whole payload (prefix + batches joined: one copy). */
+  payload(): Uint8Array;
+}
+
+function messageCount(batch: Uint8Array): number {
+  return new DataView(batch.buffer, batch.byteOffset, batch.byteLength).getUint32(BATCH_HEADER.messageCount.offset, true);
+}
+
+/**
+ * Polls one partition. On the partition primary (`primary`), auto-commit stores the last polled
+ * offset locally (NoAck, keeping the maximum); a follower serves the read but never advances the
+ * durable offset (client-failover.mdx).
+ */
+export function pollPartition(partition: PartitionState, log: MessageLog, req: PollRequest, primary: boolean): { ok: true; reply: PollReply } | { ok: false; code: number } {
+  if (req.count === 0) return { ok: false, code: ErrorCode.InvalidMessagesCount };
+  const start = resolvePollStart(req.strategy, req.count, partition.offsets.get(req.consumer), log);
+  const batches = start.kind === 'read' ? log.read(start.from, req.count) : [];
+  let messagesCount = 0;
+  for (const b of batches) messagesCount += messageCount(b);
+  const lastOffset = start.kind === 'read' && messagesCount > 0 ? start.from + BigInt(messagesCount) - 1n : null;
+  if (primary && req.autoCommit && lastOffset !== null) partition.autoCommit(req.consumer, lastOffset);
+  const prefix = pollMessagesCommand.encodeResponse({
+    partitionId: partition.identity.partitionId, currentOffset: partition.currentOffset, messagesCount, batches: new Uint8Array(0),
+  });
+  return {
+    ok: true,
+    reply: {
+      prefix, batches, messagesCount, lastOffset,
+      payload: () => {
+        const total = batches.reduce((n, b) => n + b.length, prefix.length);
+        const out = new Uint8Array(total);
+        out.set(prefix, 0);
+        let at = prefix.length;
+        for (const b of batches) {
+          out.set(b, at);
+          at += b.length;
+        }
+        return out;
+      },
+    },
+  };
+}
+
+/** The empty poll reply (a group member with no partition assigned). */
+export function emptyPollReply(): Outcome {
+  return accepted(pollMessagesCommand.encodeResponse({ partitionId: 0, currentOffset: 0n, messagesCount: 0, batches: new Uint8Array(0) }));
+}
+
