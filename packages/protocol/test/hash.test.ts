@@ -33,3 +33,27 @@ describe('blake3', () => {
     expect(blake3DeriveKey('ctx', new Uint8Array(1)).length).toBe(32);
   });
 });
+
+describe('createXxh3Stream', () => {
+  for (const backend of ['node-rs', 'hash-wasm'] as const) {
+    it(`equals the one-shot hash for any chunking (${backend})`, async () => {
+      const { createXxh3Stream } = await import('../src/index.js');
+      await useXxh3Backend(backend);
+      const data = new Uint8Array(300_000).map((_, i) => (i * 31) % 251);
+      for (const chunk of [1, 7, 4096, 65_536, 300_000]) {
+        const s = createXxh3Stream();
+        for (let at = 0; at < data.length; at += chunk) s.update(data.subarray(at, at + chunk));
+        expect(s.digest(), `chunk ${chunk}`).toBe(xxh3_64(data));
+      }
+      await useXxh3Backend('node-rs');
+    });
+  }
+  it('a superseded fallback stream refuses further use', async () => {
+    const { createXxh3Stream } = await import('../src/index.js');
+    await useXxh3Backend('hash-wasm');
+    const first = createXxh3Stream();
+    createXxh3Stream().update(new Uint8Array(3)).digest();
+    expect(() => first.update(new Uint8Array(1))).toThrow(/superseded/);
+    await useXxh3Backend('node-rs');
+  });
+});

@@ -15,6 +15,13 @@ interface Backend {
   readonly name: Xxh3Backend;
   oneShot(bytes: Uint8Array): bigint;
   long(bytes: Uint8Array): bigint;
+  stream(): Xxh3Stream;
+}
+
+/** Incremental XXH3-64 (seed 0): for inputs too large to hold at once (state-transfer artifacts). */
+export interface Xxh3Stream {
+  update(bytes: Uint8Array): Xxh3Stream;
+  digest(): bigint;
 }
 
 /**
@@ -49,6 +56,17 @@ function loadNodeRs(): Backend | null {
         streaming.update(bytes);
         return streaming.digest();
       },
+      stream: () => {
+        const state = mod.xxh3.Xxh3.withSeed(0n);
+        const self: Xxh3Stream = {
+          update: (bytes) => {
+            state.update(bytes);
+            return self;
+          },
+          digest: () => state.digest(),
+        };
+        return self;
+      },
     };
   } catch {
     return null;
@@ -66,7 +84,31 @@ async function loadHashWasm(): Promise<Backend> {
     for (let i = 0; i < 8; i++) value = (value << 8n) | BigInt(out[i] as number);
     return value;
   };
-  return { name: 'hash-wasm', oneShot: digest, long: digest };
+  // hash-wasm hashers are created asynchronously, so the fallback shares one streaming hasher: a
+  // new stream supersedes any unfinished one, and a superseded stream refuses further use.
+  const streamHasher = await createXXHash3(0, 0);
+  let generation = 0;
+  const stream = (): Xxh3Stream => {
+    const mine = ++generation;
+    streamHasher.init();
+    const live = (): void => {
+      if (mine !== generation) throw new Error('Xxh3Stream superseded by a newer stream (hash-wasm fallback)');
+    };
+    const self: Xxh3Stream = {
+      update: (bytes) => {
+        live();
+        streamHasher.update(bytes);
+        return self;
+      },
+      digest: () => {
+        live();
+        const out = streamHasher.digest('binary');
+        return new DataView(out.buffer, out.byteOffset, 8).getBigUint64(0, false);
+      },
+    };
+    return self;
+  };
+  return { name: 'hash-wasm', oneShot: digest, long: digest, stream };
 }
 
 let backend: Backend = loadNodeRs() ?? (await loadHashWasm());
@@ -90,6 +132,11 @@ export async function useXxh3Backend(name: Xxh3Backend): Promise<void> {
 /** XXH3-64 (seed 0) of `bytes` as an unsigned 64-bit bigint. */
 export function xxh3_64(bytes: Uint8Array): bigint {
   return bytes.length >= LONG_INPUT_MIN ? backend.long(bytes) : backend.oneShot(bytes);
+}
+
+/** A fresh incremental XXH3-64 state; `digest()` ends it. */
+export function createXxh3Stream(): Xxh3Stream {
+  return backend.stream();
 }
 
 /** XXH3-64 of `bytes[start, end)` without copying. */
