@@ -1,0 +1,4 @@
+import { runFromProcess } from './main.js';
+
+/** Entry point when run from source (`node --conditions=source --import tsx apps/cli/src/bin.ts`). */
+await runFromProcess();

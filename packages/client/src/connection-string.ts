@@ -1,0 +1,162 @@
+import { ErrorCode } from '@shoal/protocol';
+import { type NodeAddress, parseAddress } from './address.js';
+import { ShoalInvalidArgumentError } from './errors.js';
+import type { Credentials } from './session.js';
+
+/**
+ * Connection strings (ecosystem/connection-strings.mdx):
+ *
+ *   iggy[+tcp]://credentials@host:port[?option=value&option=value]
+ *
+ * credentials: `username:password` (both non-empty), or a personal access token (no colon),
+ * percent-decoded; host and port are required. TCP option keys: tls, tls_domain, tls_ca_file,
+ * reconnection_retries (number | unlimited), reconnection_interval, reestablish_after,
+ * heartbeat_interval (durations such as 500ms, 5s, 1m, 1h30m), nodelay. Unknown keys are hard
+ * errors (InvalidConnectionString, 8000). Other transports (quic, http, ws) are refused: this SDK
+ * speaks TCP. TLS is not implemented yet: `tls=true` is refused rather than silently ignored.
+ */
+export interface ConnectionStringOptions {
+  readonly reconnectionRetries?: number;
+  readonly reconnectionIntervalMs?: number;
+  readonly reestablishAfterMs?: number;
+  readonly heartbeatIntervalMs?: number;
+  readonly noDelay?: boolean;
+}
+
+export interface ParsedConnectionString {
+  readonly address: NodeAddress;
+  readonly credentials: Credentials | null;
+  readonly options: ConnectionStringOptions;
+}
+
+const SCHEMES = ['iggy://', 'iggy+tcp://'] as const;
+const OTHER_TRANSPORTS = ['iggy+quic://', 'iggy+http://', 'iggy+ws://'] as const;
+
+export function isConnectionString(text: string): boolean {
+  return text.startsWith('iggy://') || text.startsWith('iggy+');
+}
+
+export function parseConnectionString(text: string): ParsedConnectionString {
+  const scheme = SCHEMES.find((s) => text.startsWith(s));
+  if (scheme === undefined) {
+    const other = OTHER_TRANSPORTS.find((s) => text.startsWith(s));
+    if (other !== undefined) throw invalid(`transport '${other.slice(5, -3)}' is not supported by this SDK (TCP only)`);
+    throw invalid(`expected iggy:// or iggy+tcp://`);
+  }
+  const rest = text.slice(scheme.length);
+  const query = rest.indexOf('?');
+  const authority = query < 0 ? rest : rest.slice(0, query);
+  const at = authority.lastIndexOf('@');
+  const credentials = at < 0 ? null : parseCredentials(authority.slice(0, at));
+  const hostPort = at < 0 ? authority : authority.slice(at + 1);
+  let address: NodeAddress;
+  try {
+    address = parseAddress(hostPort);
+  } catch {
+    throw invalid(`host and port are required (got '${hostPort}')`);
+  }
+  const options = query < 0 ? {} : parseOptions(rest.slice(query + 1));
+  return { address, credentials, options };
+}
+
+function parseCredentials(text: string): Credentials {
+  const colon = text.indexOf(':');
+  if (colon < 0) {
+    const token = decode(text);
+    if (token === '') throw invalid('empty personal access token');
+    return { kind: 'token', token };
+  }
+  const username = decode(text.slice(0, colon));
+  const password = decode(text.slice(colon + 1));
+  if (username === '' || password === '') throw invalid('username and password must both be non-empty');
+  return { kind: 'password', username, password };
+}
+
+function parseOptions(query: string): ConnectionStringOptions {
+  const out: { -readonly [K in keyof ConnectionStringOptions]: ConnectionStringOptions[K] } = {};
+  if (query === '') return out;
+  for (const pair of query.split('&')) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw invalid(`option '${pair}' is not key=value`);
+    const key = pair.slice(0, eq);
+    const value = decode(pair.slice(eq + 1));
+    switch (key) {
+      case 'tls':
+        if (parseBool(key, value)) throw invalid('tls=true: TLS is not supported by this SDK yet');
+        break;
+      case 'tls_domain':
+      case 'tls_ca_file':
+        break;
+      case 'reconnection_retries':
+        out.reconnectionRetries = value === 'unlimited' ? Number.POSITIVE_INFINITY : parseCount(key, value);
+        break;
+      case 'reconnection_interval':
+        out.reconnectionIntervalMs = parseDurationOption(key, value);
+        break;
+      case 'reestablish_after':
+        out.reestablishAfterMs = parseDurationOption(key, value);
+        break;
+      case 'heartbeat_interval':
+        out.heartbeatIntervalMs = parseDurationOption(key, value);
+        break;
+      case 'nodelay':
+        out.noDelay = parseBool(key, value);
+        break;
+      default:
+        throw invalid(`unknown option '${key}'`);
+    }
+  }
+  return out;
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = {
+  us: 0.001, µs: 0.001, ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000, hr: 3_600_000, d: 86_400_000, day: 86_400_000, days: 86_400_000,
+};
+
+/**
+ * Human-readable durations: one or more `<number><unit>` terms (`500ms`, `5s`, `1m30s`, `7d`,
+ * `1day 12h`), units us, ms, s, m/min, h, d/day(s). Returns milliseconds, or null when invalid.
+ */
+export function parseDuration(text: string): number | null {
+  const compact = text.trim().replace(/\s+/g, '');
+  if (compact === '') return null;
+  const term = /(\d+(?:\.\d+)?)([a-zµ]+)/gy;
+  let total = 0;
+  let consumed = 0;
+  for (let m = term.exec(compact); m !== null; m = term.exec(compact)) {
+    const unit = UNIT_MS[m[2] as string];
+    if (unit === undefined) return null;
+    total += Number(m[1]) * unit;
+    consumed = term.lastIndex;
+  }
+  return consumed === compact.length ? total : null;
+}
+
+function parseDurationOption(key: string, value: string): number {
+  const ms = parseDuration(value);
+  if (ms === null) throw invalid(`option '${key}': '${value}' is not a duration (e.g. 500ms, 5s, 1m)`);
+  return ms;
+}
+
+function parseBool(key: string, value: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw invalid(`option '${key}' must be true or false`);
+}
+
+function parseCount(key: string, value: string): number {
+  if (!/^\d+$/.test(value)) throw invalid(`option '${key}' must be a number or 'unlimited'`);
+  return Number(value);
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw invalid('bad percent-encoding');
+  }
+}
+
+function invalid(detail: string): ShoalInvalidArgumentError {
+  return new ShoalInvalidArgumentError(`invalid connection string: ${detail}`, ErrorCode.InvalidConnectionString);
+}

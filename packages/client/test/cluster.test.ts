@@ -1,0 +1,162 @@
+import { CommandCode, ErrorCode } from '@shoal/protocol';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ClusterNodeRole, ShoalClient, ShoalResponseError, ShoalRetryExhaustedError } from '../src/index.js';
+import { FakeServer, type Interceptor } from './support/fake-server.js';
+
+/**
+ * Leader redirection against two in-test servers whose cluster metadata points at each other.
+ * `leader` says which node both report as Leader (null: leaderless, a view change in progress);
+ * a node that is not the leader answers metadata writes with 58 TransientNotAccepted, as a
+ * backup does.
+ */
+let a: FakeServer;
+let b: FakeServer;
+let leader: 'a' | 'b' | null;
+let client: ShoalClient | null;
+
+const role = (which: 'a' | 'b'): number => (leader === which ? ClusterNodeRole.Leader : ClusterNodeRole.Follower);
+
+const METADATA_WRITES = new Set<number>([CommandCode.CreateStream, CommandCode.DeleteStream, CommandCode.CreateTopic]);
+
+function backupRejects(which: 'a' | 'b'): Interceptor {
+  return (r) => (METADATA_WRITES.has(r.code) && leader !== which ? { kind: 'reject', code: ErrorCode.TransientNotAccepted, via: 'result' } : null);
+}
+
+beforeEach(async () => {
+  a = await FakeServer.start({ name: 'node-a' });
+  b = await FakeServer.start({ name: 'node-b' });
+  leader = 'b';
+  for (const [server, which] of [[a, 'a'], [b, 'b']] as const) {
+    server.metadata = () => ({ name: 'pair', nodes: [a.node(role('a')), b.node(role('b'))] });
+    server.intercept = backupRejects(which);
+    server.addStream('app', [['events', 2]]);
+  }
+  client = null;
+});
+
+afterEach(async () => {
+  await client?.close();
+  await a.close();
+  await b.close();
+});
+
+function connect(options: ConstructorParameters<typeof ShoalClient>[0] = {}): ShoalClient {
+  client = new ShoalClient({
+    address: a.address, credentials: { username: 'iggy', password: 'iggy' }, heartbeatIntervalMs: 0,
+    cluster: { metadataPollIntervalMs: 20, nodeDownMs: 50, retry: { backoffBaseMs: 1, backoffMaxMs: 10, budgetMs: 3000 } },
+    ...options,
+  });
+  return client;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('leader redirection', () => {
+  it('reads stay on the connected node; metadata writes go to the metadata primary', async () => {
+    const c = connect();
+    expect((await c.stream.list()).map((s) => s.name)).toEqual(['app']);
+    await c.stream.create({ name: 'orders' });
+    expect(b.requestsOf(CommandCode.CreateStream)).toHaveLength(1);
+    expect(a.requestsOf(CommandCode.CreateStream)).toHaveLength(0);
+    expect(a.requestsOf(CommandCode.GetStreams)).toHaveLength(1);
+    expect(b.requestsOf(CommandCode.GetStreams)).toHaveLength(0);
+    expect(c.router.view?.leader?.name).toBe('node-b');
+    const view = await c.getClusterMetadata();
+    expect(view.nodes.map((n) => [n.name, n.role, n.status])).toEqual([['node-a', 'follower', 'healthy'], ['node-b', 'leader', 'healthy']]);
+  });
+
+  it('follows a view change: 58 from the old primary, fresh metadata, the write lands on the new one', async () => {
+    const c = connect();
+    await c.stream.create({ name: 'one' });
+    leader = 'a';
+    await c.stream.create({ name: 'two' });
+    expect(b.requestsOf(CommandCode.CreateStream).map((r) => r.code)).toHaveLength(2);
+    expect(a.streams.size).toBe(2);
+    expect([...a.streams.values()].map((s) => s.name)).toEqual(['app', 'two']);
+    expect(c.router.view?.leader?.name).toBe('node-a');
+  });
+
+  it('polls the metadata while the cluster is leaderless, then writes to the leader that appears', async () => {
+    const c = connect();
+    await c.ping();
+    leader = null;
+    setTimeout(() => {
+      leader = 'a';
+    }, 150);
+    const started = Date.now();
+    await c.stream.create({ name: 'after-election' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(120);
+    expect([...a.streams.values()].map((s) => s.name)).toContain('after-election');
+    expect(a.requestsOf(CommandCode.GetClusterMetadata).length + b.requestsOf(CommandCode.GetClusterMetadata).length).toBeGreaterThan(3);
+  });
+
+  it('gives up after the budget when no leader appears', async () => {
+    const c = connect({ cluster: { metadataPollIntervalMs: 20, retry: { budgetMs: 200 } } });
+    leader = null;
+    const error = await c.stream.create({ name: 'never' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ShoalRetryExhaustedError);
+    expect(error).toMatchObject({ reason: 'leaderless', retriable: true });
+  });
+
+  it('caps redirects at three when the roster flaps', async () => {
+    const c = connect();
+    // Every metadata answer names the other node as leader, and both refuse writes.
+    let flips = 0;
+    const flapping = (): ReturnType<NonNullable<typeof a.metadata>> => {
+      const aLeads = flips++ % 2 === 1;
+      return { name: 'pair', nodes: [a.node(aLeads ? ClusterNodeRole.Leader : ClusterNodeRole.Follower), b.node(aLeads ? ClusterNodeRole.Follower : ClusterNodeRole.Leader)] };
+    };
+    a.metadata = flapping;
+    b.metadata = flapping;
+    a.intercept = (r) => (METADATA_WRITES.has(r.code) ? { kind: 'reject', code: ErrorCode.TransientNotAccepted, via: 'result' } : null);
+    b.intercept = a.intercept;
+    const error = await c.stream.create({ name: 'bounce' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ShoalRetryExhaustedError);
+    expect(error).toMatchObject({ reason: 'redirects', redirects: 3, code: ErrorCode.TransientNotAccepted });
+    expect(a.requestsOf(CommandCode.CreateStream).length + b.requestsOf(CommandCode.CreateStream).length).toBe(4);
+  });
+
+  it('the primary dies mid-write: the write is retried on the new primary', async () => {
+    const c = connect();
+    await c.stream.create({ name: 'before' });
+    b.intercept = (r) => {
+      if (r.code !== CommandCode.CreateStream) return null;
+      leader = 'a';
+      setTimeout(() => void b.close(), 0);
+      return { kind: 'close' };
+    };
+    await c.stream.create({ name: 'during' });
+    expect([...a.streams.values()].map((s) => s.name)).toContain('during');
+  });
+
+  it('partition writes learn the partition primary from 58s and stick to it', async () => {
+    const c = connect();
+    // node-b leads the metadata group, but node-a is the primary of partition 1.
+    b.intercept = (r) => (r.code === CommandCode.SendMessages ? { kind: 'reject', code: ErrorCode.TransientNotAccepted } : backupRejects('b')(r, b));
+    const producer = c.producer({ streamId: 0, topicId: 0, partitioning: { partitionId: 1 }, lingerMs: 0, maxInFlight: 1 });
+    for (let i = 0; i < 3; i++) await producer.send({ payload: `m${i}` });
+    expect(b.requestsOf(CommandCode.SendMessages)).toHaveLength(1);
+    expect(a.requestsOf(CommandCode.SendMessages)).toHaveLength(3);
+    expect(a.messageCount(0, 0, 1)).toBe(3n);
+  });
+
+  it('a definitive error is never retried or redirected', async () => {
+    const c = connect();
+    await c.stream.create({ name: 'dup' });
+    const error = await c.stream.create({ name: 'dup' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ShoalResponseError);
+    expect(b.requestsOf(CommandCode.CreateStream)).toHaveLength(2);
+    expect(a.requestsOf(CommandCode.CreateStream)).toHaveLength(0);
+  });
+
+  it('a server without cluster metadata: everything goes to the connected node', async () => {
+    a.metadata = null;
+    a.intercept = (r) => (r.code === CommandCode.GetClusterMetadata ? { kind: 'reject', code: ErrorCode.FeatureUnavailable } : null);
+    const c = connect();
+    await c.stream.create({ name: 'local' });
+    expect(c.router.leaderAware).toBe(false);
+    expect(a.requestsOf(CommandCode.CreateStream)).toHaveLength(1);
+    await sleep(1);
+    expect(b.requestsOf(CommandCode.CreateStream)).toHaveLength(0);
+  });
+});
