@@ -1,0 +1,177 @@
+/**
+ * The replica's state, in one place. Sub-protocol modules are functions of a `Core`; `Replica`
+ * (replica.ts) is the thin public coordinator that calls them and checks invariants.
+ *
+ * Field groups: identity and ports; VSR state (§4.1); journal, pipeline, client table; trust
+ * anchors of the current log (`canon`); view change; durability (superblock + gated outbox);
+ * repair; state transfer; forwarding; checkpointing.
+ */
+import type { Prng } from '@shoal/stdx';
+import { ClientTable } from './client-table.js';
+import type { ConsensusConfig } from './config.js';
+import { EffectBuffer } from './effects.js';
+import { Journal } from './journal.js';
+import { Pipeline } from './pipeline.js';
+import { quorums, type Quorums } from './quorums.js';
+import type { StateMachine } from './state-machine.js';
+import { Timers } from './timers.js';
+import { asReplica, asView, type Op, type Plane, type ReplicaIndex, type Status, type View } from './types.js';
+import type { ViewChangeState } from './view-change-state.js';
+import { newViewChangeState } from './view-change-state.js';
+import type { SuperblockState } from './superblock.js';
+import { newSuperblockState } from './superblock.js';
+import type { PendingSend } from './send.js';
+import type { RepairSession } from './repair.js';
+import type { TransferState, ServedOffer } from './state-transfer-state.js';
+import { newTransferState } from './state-transfer-state.js';
+import type { ForwardingState } from './forwarding.js';
+import { newForwardingState } from './forwarding.js';
+
+/** Injected wall clock for prepare timestamps (deterministic in the simulator). */
+export interface TimeSource {
+  realtimeMicros(): bigint;
+}
+
+/** A canonical header of the current log: the trust anchor for the entry at its op. */
+export interface CanonicalHeader {
+  readonly checksum: bigint;
+  /** null when only the checksum is known (a Commit heartbeat's commit_checksum). */
+  readonly parent: bigint | null;
+  /** The 256 header bytes when known (StartView body, merged log): DVC suffixes repeat them. */
+  readonly header: Uint8Array | null;
+}
+
+export class Core {
+  readonly config: ConsensusConfig;
+  readonly plane: Plane;
+  readonly sm: StateMachine;
+  readonly time: TimeSource;
+  readonly prng: Prng;
+  /** Timer-jitter PRNG (§4.2: its own stream). */
+  readonly jitter: Prng;
+  readonly n: number;
+  readonly self: ReplicaIndex;
+  readonly quorums: Quorums;
+  readonly effects: EffectBuffer;
+  readonly timers: Timers;
+  readonly journal = new Journal();
+  readonly pipeline: Pipeline;
+  readonly clientTable: ClientTable | null;
+
+  // §4.1
+  view: View = asView(0);
+  logView: View = asView(0);
+  status: Status = 'normal';
+  /** Sequencer: the head of this replica's log. */
+  op: Op = 0;
+  /** Highest op applied locally. */
+  commitMin: Op = 0;
+  /** Highest op known committed. */
+  commitMax: Op = 0;
+  lastPrepareChecksum = 0n;
+  /** Monotonic floor of prepare timestamps (µs). */
+  lastTimestamp = 0n;
+  heartbeatTimestamp = 0n;
+  /** A restart lost journal entries this replica may have acked: it must not vote (DVC) until caught up. */
+  journalIncomplete = false;
+  /** The op the replica must apply before `journalIncomplete` clears (set on StartView adoption). */
+  incompleteUntil: Op = 0;
+  /** Ticks spent in a view change while abstaining; past a bound the replica votes anyway. */
+  incompleteAbstainTicks = 0;
+  /** A restarted replica refuses to lead until a view transition. */
+  ceded = false;
+  observedNewerView: View = asView(0);
+  probeAttempts = 0;
+  /** New requests wait until commit_max reaches this op (boot with an uncommitted tail). */
+  recoveryBarrier: Op = 0;
+
+  /** Trust anchors of the current log view (cleared when a new log is installed). */
+  readonly canon = new Map<Op, CanonicalHeader>();
+
+  vc: ViewChangeState;
+  sb: SuperblockState;
+  outbox: PendingSend[] = [];
+  repair: RepairSession | null = null;
+  transfer: TransferState;
+  readonly offers = new Map<number, ServedOffer>();
+  forwarding: ForwardingState;
+  /** Metadata checkpoint in flight (op), or null. */
+  checkpointInFlight: Op | null = null;
+  /** A checkpoint is due: emitted at the end of the entry point (state machine at commit_min). */
+  checkpointWanted = false;
+  /** Checkpoint written and recorded but not yet in a durable superblock. */
+  checkpointPending: { op: Op; checksum: bigint } | null = null;
+  /** Set when the core emitted `fatal`: every later entry point is a no-op. */
+  stopped: string | null = null;
+  /** Entry-point counter (logs). */
+  steps = 0;
+
+  constructor(config: ConsensusConfig, plane: Plane, sm: StateMachine, time: TimeSource, prng: Prng) {
+    this.config = config;
+    this.plane = plane;
+    this.sm = sm;
+    this.time = time;
+    this.prng = prng;
+    this.jitter = prng.fork();
+    this.n = config.replicaCount;
+    this.self = asReplica(config.replica, config.replicaCount);
+    this.quorums = quorums(config.replicaCount);
+    this.effects = new EffectBuffer(config.effectsCapacity);
+    this.timers = new Timers(config.ticks);
+    this.pipeline = new Pipeline(config.prepareQueueDepth);
+    this.clientTable = plane.clientTable ? new ClientTable(config.clientsTableMax) : null;
+    this.vc = newViewChangeState();
+    this.sb = newSuperblockState();
+    this.transfer = newTransferState();
+    this.forwarding = newForwardingState(plane.incarnation, config.replica);
+  }
+
+  primaryIndex(view: number = this.view): ReplicaIndex {
+    return (view % this.n) as ReplicaIndex;
+  }
+
+  /** Primary by index of the current view. */
+  isPrimaryByIndex(): boolean {
+    return this.primaryIndex() === this.self;
+  }
+
+  /** §4.1: acting primary = primary by index, Normal, not ceded. */
+  isActingPrimary(): boolean {
+    return this.isPrimaryByIndex() && this.status === 'normal' && !this.ceded;
+  }
+
+  transferring(): boolean {
+    return this.transfer.stage !== 'idle';
+  }
+
+  /** §4.3 is_caught_up_primary. */
+  isCaughtUpPrimary(): boolean {
+    return (
+      this.isActingPrimary() &&
+      !this.transferring() &&
+      this.commitMin === this.commitMax &&
+      this.commitMax >= this.recoveryBarrier
+    );
+  }
+
+  others(): ReplicaIndex[] {
+    const out: ReplicaIndex[] = [];
+    for (let r = 0; r < this.n; r++) if (r !== this.self) out.push(r as ReplicaIndex);
+    return out;
+  }
+
+  drop(command: number, from: number, reason: string): string {
+    this.effects.push({ kind: 'dropped', command, from, reason });
+    return reason;
+  }
+
+  event(name: string, detail: string): void {
+    this.effects.push({ kind: 'event', name, detail });
+  }
+
+  fatal(reason: string): void {
+    if (this.stopped !== null) return;
+    this.stopped = reason;
+    this.effects.push({ kind: 'fatal', reason });
+  }
+}

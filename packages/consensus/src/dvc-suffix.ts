@@ -1,0 +1,90 @@
+/**
+ * Our DoViewChange (§5.3): view, log_view, op = sequencer, commit = min(commit_max, op), and the
+ * suffix from op down to max(commit, 1) (at most 128 entries), head first:
+ *
+ *   journal holds the op          → its header, present bit
+ *   else a canonical header known → that header, no bits ("I know it but cannot serve it")
+ *   else                          → a blank; nack bit only above our commit point and only
+ *                                   when the op is not faulty (a lost entry is not "never
+ *                                   prepared", pitfall 3)
+ */
+import { assert } from '@shoal/stdx';
+import { packSuffix, type SuffixEntryInput } from '@shoal/protocol';
+import type { Core } from './core.js';
+import { doViewChangeFrame } from './frames.js';
+import { entryHeader } from './journal.js';
+import { SUFFIX_MAX } from './types.js';
+import { suffixEntries, type DvcRecord } from './view-change-state.js';
+
+/**
+ * Receivers check a suffix (§5.4): each valid header's timestamp is below the nearest valid
+ * header above it, and an adjacent one above names it as parent. A sender fills entries head
+ * first and blanks any header that would break those rules (say nothing rather than be dropped).
+ */
+export class SuffixChain {
+  #above: { op: number; parent: bigint; timestamp: bigint } | null = null;
+
+  fits(op: number, checksum: bigint, timestamp: bigint): boolean {
+    const above = this.#above;
+    if (above === null) return true;
+    if (!(timestamp < above.timestamp)) return false;
+    return above.op !== op + 1 || checksum === 0n || above.parent === checksum;
+  }
+
+  push(op: number, parent: bigint, timestamp: bigint): void {
+    this.#above = { op, parent, timestamp };
+  }
+}
+
+export interface OwnDvc {
+  readonly frame: Uint8Array;
+  readonly record: DvcRecord;
+}
+
+export function buildSuffix(c: Core): { op: number; commit: number; entries: SuffixEntryInput[] } {
+  const op = c.op;
+  const commit = Math.min(c.commitMax, op);
+  const entries: SuffixEntryInput[] = [];
+  if (op === 0) return { op, commit, entries };
+  let low = Math.max(commit, 1);
+  if (low > op) return { op, commit, entries };
+  if (op - low + 1 > SUFFIX_MAX) low = op - (SUFFIX_MAX - 1);
+  const chain = new SuffixChain();
+  const fits = (entryOp: number, checksum: bigint, timestamp: bigint): boolean => chain.fits(entryOp, checksum, timestamp);
+  for (let entryOp = op; entryOp >= low; entryOp--) {
+    const entry = c.journal.get(entryOp);
+    if (entry !== undefined) {
+      if (fits(entryOp, entry.checksum, entry.timestamp)) {
+        entries.push({ header: entryHeader(entry).slice(), op: BigInt(entryOp), present: true });
+        chain.push(entryOp, entry.parent, entry.timestamp);
+      } else {
+        // A stale entry that does not chain: say nothing about this op (blank, no nack).
+        entries.push({ header: null, op: BigInt(entryOp) });
+      }
+      continue;
+    }
+    const canon = c.canon.get(entryOp);
+    if (canon !== undefined && canon.header !== null) {
+      const h = canon.header;
+      const dv = new DataView(h.buffer, h.byteOffset, h.byteLength);
+      const timestamp = dv.getBigUint64(192, true);
+      if (fits(entryOp, canon.checksum, timestamp)) {
+        entries.push({ header: h.slice(), op: BigInt(entryOp) });
+        chain.push(entryOp, canon.parent ?? 0n, timestamp);
+        continue;
+      }
+    }
+    const nack = entryOp > commit && !c.journal.faulty.has(entryOp) && !c.journal.has(entryOp);
+    entries.push({ header: null, op: BigInt(entryOp), nack });
+  }
+  return { op, commit, entries };
+}
+
+export function buildOwnDvc(c: Core): OwnDvc {
+  const { op, commit, entries } = buildSuffix(c);
+  const packed = packSuffix(entries);
+  const frame = doViewChangeFrame(c, op, commit, packed);
+  const decoded = suffixEntries(frame);
+  assert(typeof decoded !== 'string', `own DoViewChange suffix does not decode: ${String(decoded)}`);
+  return { frame, record: { replica: c.self, logView: c.logView, op, commit, entries: decoded } };
+}

@@ -1,0 +1,171 @@
+/**
+ * The merge rule of §5.5, as a pure function of the recorded DoViewChanges.
+ *
+ *   1. canonical log_view = max log_view; canonical senders = DVCs with it;
+ *   2. commit_max = max over DVCs of {commit, op − 127, head header's commit field}
+ *      (never the lowest suffix op, pitfall 3);
+ *   3. op_head_max = max(op of canonical senders, commit_max);
+ *   4. scan op = max(commit_max, 1) .. op_head_max: canonical header, tally copies (present
+ *      matching headers) and nacks (explicit bits; a log ending below; an older-log_view header
+ *      that differs); abstain outside a sender's window; a nack quorum truncates above commit_max
+ *      (and deadlocks at or below it); no usable canonical copy waits for repair (or deadlocks
+ *      once all n DVCs are in);
+ *   5. chain the canonical headers from op_head down to max(commit_max, 1);
+ *   6. "committed elsewhere": older-log_view headers at or below their sender's commit that the
+ *      header list does not cover, kept only when chained to the header above them.
+ */
+import { SUFFIX_MAX } from './types.js';
+import type { Op } from './types.js';
+import type { DvcEntry, DvcRecord } from './view-change-state.js';
+
+export type MergeResult =
+  | { readonly kind: 'awaiting_quorum' }
+  | { readonly kind: 'awaiting_repair'; readonly op: Op }
+  | { readonly kind: 'deadlocked'; readonly op: Op }
+  | {
+      readonly kind: 'ready';
+      readonly opHead: Op;
+      readonly commitMax: Op;
+      /** High to low: opHead down to max(commitMax, 1). */
+      readonly headers: readonly DvcEntry[];
+      readonly committedElsewhere: readonly DvcEntry[];
+    };
+
+export interface MergeQuorums {
+  readonly viewChange: number;
+  readonly nack: number;
+}
+
+/** The entry a DVC holds at `op`, or null outside its window. */
+function entryAt(dvc: DvcRecord, op: Op): DvcEntry | null {
+  const index = dvc.op - op;
+  if (index < 0 || index >= dvc.entries.length) return null;
+  return dvc.entries[index] ?? null;
+}
+
+function mergedCommitMax(dvcs: readonly DvcRecord[]): Op {
+  let commitMax = 0;
+  for (const dvc of dvcs) {
+    commitMax = Math.max(commitMax, dvc.commit, Math.max(0, dvc.op - (SUFFIX_MAX - 1)));
+    const head = dvc.entries[0];
+    if (head !== undefined && !head.blank) commitMax = Math.max(commitMax, head.commit);
+  }
+  return commitMax;
+}
+
+/** The canonical header at `op`, or 'conflict' when canonical senders disagree. */
+function canonicalAt(canonical: readonly DvcRecord[], op: Op): DvcEntry | null | 'conflict' {
+  let found: DvcEntry | null = null;
+  for (const dvc of canonical) {
+    const e = entryAt(dvc, op);
+    if (e === null || e.blank) continue;
+    if (found === null) found = e;
+    else if (found.checksum !== e.checksum) return 'conflict';
+  }
+  return found;
+}
+
+/** No DVC holds a non-blank header at `op`. */
+function noValidHeader(dvcs: readonly DvcRecord[], op: Op): boolean {
+  return dvcs.every((d) => {
+    const e = entryAt(d, op);
+    return e === null || e.blank;
+  });
+}
+
+function tally(dvcs: readonly DvcRecord[], op: Op, canonical: DvcEntry | null, canonicalLogView: number): { copies: number; nacks: number } {
+  let copies = 0;
+  let nacks = 0;
+  for (const dvc of dvcs) {
+    if (dvc.op < op) {
+      nacks++; // its log ends below this op
+      continue;
+    }
+    const e = entryAt(dvc, op);
+    if (e === null) continue; // outside its window: abstain
+    if (!e.blank && canonical !== null && e.checksum === canonical.checksum && e.present) copies++;
+    if (e.nack) nacks++;
+    else if (!e.blank && dvc.logView < canonicalLogView && (canonical === null || e.checksum !== canonical.checksum)) nacks++;
+  }
+  return { copies, nacks };
+}
+
+export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: MergeQuorums): MergeResult {
+  if (dvcs.length < q.viewChange) return { kind: 'awaiting_quorum' };
+  const canonicalLogView = Math.max(...dvcs.map((d) => d.logView));
+  const canonical = dvcs.filter((d) => d.logView === canonicalLogView);
+  const commitMax = mergedCommitMax(dvcs);
+  const opHeadMax = Math.max(commitMax, ...canonical.map((d) => d.op));
+  if (opHeadMax === 0) return { kind: 'ready', opHead: 0, commitMax, headers: [], committedElsewhere: [] };
+
+  let opHead = opHeadMax;
+  const low = Math.max(commitMax, 1);
+  for (let op = low; op <= opHeadMax; op++) {
+    const header = canonicalAt(canonical, op);
+    const conflict = header === 'conflict';
+    const canon = conflict ? null : header;
+    const { copies, nacks } = tally(dvcs, op, canon, canonicalLogView);
+    if (nacks >= q.nack) {
+      if (op <= commitMax) return { kind: 'deadlocked', op };
+      opHead = op - 1;
+      break;
+    }
+    if (op === commitMax && !conflict && (canon !== null || noValidHeader(dvcs, op))) {
+      // The commit point itself is already committed: the new log needs no copy of its body
+      // (those behind fetch it, or a snapshot, from the new primary), and possibly not even its
+      // header, when every copy was compacted or lost with a memory journal. Deviation: upstream
+      // waits for a present copy and deadlocks once all DVCs are in.
+      continue;
+    }
+    if (conflict || canon === null || copies === 0) {
+      return dvcs.length < replicaCount ? { kind: 'awaiting_repair', op } : { kind: 'deadlocked', op };
+    }
+  }
+
+  const headers: DvcEntry[] = [];
+  for (let op = opHead; op >= low; op--) {
+    const header = canonicalAt(canonical, op);
+    if (header === null && op === commitMax && op === low && noValidHeader(dvcs, op)) break;
+    if (header === null || header === 'conflict') return { kind: 'deadlocked', op: opHead };
+    const above = headers[headers.length - 1];
+    if (above !== undefined && above.parent !== header.checksum) return { kind: 'deadlocked', op: opHead };
+    headers.push(header);
+  }
+
+  const elsewhere = committedElsewhere(dvcs, canonicalLogView, headers, low, opHead);
+  if (elsewhere === 'conflict') return { kind: 'deadlocked', op: opHead };
+  return { kind: 'ready', opHead, commitMax, headers, committedElsewhere: elsewhere };
+}
+
+function committedElsewhere(
+  dvcs: readonly DvcRecord[],
+  canonicalLogView: number,
+  headers: readonly DvcEntry[],
+  low: Op,
+  opHead: Op,
+): DvcEntry[] | 'conflict' {
+  const candidates = new Map<Op, DvcEntry>();
+  for (const dvc of dvcs) {
+    if (dvc.logView === canonicalLogView) continue;
+    for (const e of dvc.entries) {
+      if (e.blank || e.op > dvc.commit) continue;
+      if (headers.length > 0 && e.op >= low && e.op <= opHead) continue;
+      const seen = candidates.get(e.op);
+      if (seen !== undefined && seen.checksum !== e.checksum) return 'conflict';
+      candidates.set(e.op, e);
+    }
+  }
+  const byOp = new Map<Op, DvcEntry>(headers.map((h) => [h.op, h]));
+  const kept: DvcEntry[] = [];
+  const ops = [...candidates.keys()].sort((a, b) => b - a);
+  for (const op of ops) {
+    const candidate = candidates.get(op) as DvcEntry;
+    const above = byOp.get(op + 1);
+    if (above === undefined) continue;
+    const chained = above.parent === 0n || candidate.checksum === 0n || above.parent === candidate.checksum;
+    if (!chained) continue;
+    kept.push(candidate);
+    byOp.set(op, candidate);
+  }
+  return kept;
+}

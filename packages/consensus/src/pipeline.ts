@@ -1,0 +1,156 @@
+/**
+ * The primary's two queues (§4.3):
+ *
+ *   prepare queue (≤ depth, consecutive ops, hash-chained)      request queue (≤ 2 × depth, FIFO)
+ *   ┌────────┬────────┬────────┐                               ┌─────┬─────┬─────┐
+ *   │ op c+1 │ op c+2 │ op c+3 │ ◀── promoted as heads commit ─│ req │ req │ req │ ◀── admitted
+ *   └────────┴────────┴────────┘                               └─────┴─────┴─────┘
+ *     head = commit_max + 1 (oldest uncommitted)
+ *
+ * Each prepare entry tracks its ack set (bitmask of replicas whose PrepareOk matched the entry's
+ * checksum) and whether it reached the replication quorum.
+ */
+import { assert, BoundedQueue } from '@shoal/stdx';
+import { countBits, maskHas, maskWith } from './quorums.js';
+import type { ClientToken, Op } from './types.js';
+
+/** Who waits for a pipeline entry's outcome besides the client connection. */
+export type Awaiter =
+  | { readonly kind: 'session_local'; readonly token: ClientToken; readonly session: 'register' | 'logout'; readonly commitMaxBefore: Op }
+  | {
+      readonly kind: 'session_forwarded';
+      readonly origin: number;
+      readonly nonce: bigint;
+      readonly session: 'register' | 'logout';
+      readonly commitMaxBefore: Op;
+    };
+
+export interface PipelineEntry {
+  readonly op: Op;
+  readonly checksum: bigint;
+  readonly parent: bigint;
+  readonly client: bigint;
+  readonly request: bigint;
+  readonly operation: number;
+  /** Host correlation token of the client request (null for rebuilt or server-originated ops). */
+  readonly token: ClientToken | null;
+  /** Cleared once answered (a view change cancels it before the entry itself goes). */
+  awaiter: Awaiter | null;
+  acks: number;
+  quorum: boolean;
+}
+
+/** A request admitted but waiting for a prepare slot. */
+export interface QueuedRequest {
+  readonly client: bigint;
+  readonly request: bigint;
+  readonly session: bigint;
+  readonly requestChecksum: bigint;
+  readonly operation: number;
+  readonly body: Uint8Array;
+  readonly userId: number;
+  readonly timestamp: bigint;
+  readonly token: ClientToken | null;
+  readonly awaiter: Awaiter | null;
+}
+
+export class Pipeline {
+  readonly depth: number;
+  readonly #prepares: PipelineEntry[] = [];
+  readonly requests: BoundedQueue<QueuedRequest>;
+
+  constructor(depth: number) {
+    this.depth = depth;
+    this.requests = new BoundedQueue<QueuedRequest>(2 * depth);
+  }
+
+  get length(): number {
+    return this.#prepares.length;
+  }
+  get full(): boolean {
+    return this.#prepares.length >= this.depth;
+  }
+  get empty(): boolean {
+    return this.#prepares.length === 0;
+  }
+  head(): PipelineEntry | undefined {
+    return this.#prepares[0];
+  }
+  tail(): PipelineEntry | undefined {
+    return this.#prepares[this.#prepares.length - 1];
+  }
+
+  entries(): readonly PipelineEntry[] {
+    return this.#prepares;
+  }
+
+  get(op: Op): PipelineEntry | undefined {
+    const head = this.#prepares[0];
+    if (head === undefined) return undefined;
+    const entry = this.#prepares[op - head.op];
+    return entry !== undefined && entry.op === op ? entry : undefined;
+  }
+
+  push(entry: PipelineEntry): void {
+    assert(!this.full, 'pipeline: push when full');
+    const tail = this.tail();
+    if (tail !== undefined) {
+      assert(entry.op === tail.op + 1, `pipeline: op ${entry.op} does not follow ${tail.op}`);
+      assert(entry.parent === tail.checksum, `pipeline: op ${entry.op} does not chain to ${tail.op}`);
+    }
+    this.#prepares.push(entry);
+  }
+
+  /** Records `replica`'s ack; true when the ack was new. */
+  ack(entry: PipelineEntry, replica: number, quorum: number): boolean {
+    if (maskHas(entry.acks, replica)) return false;
+    entry.acks = maskWith(entry.acks, replica);
+    if (countBits(entry.acks) >= quorum) entry.quorum = true;
+    return true;
+  }
+
+  shift(): PipelineEntry {
+    const head = this.#prepares.shift();
+    assert(head !== undefined, 'pipeline: shift on empty');
+    return head;
+  }
+
+  /** Drops entries with op >= fromOp (primary write-failure rollback). */
+  dropFrom(fromOp: Op): PipelineEntry[] {
+    const out: PipelineEntry[] = [];
+    while (this.#prepares.length > 0 && (this.tail() as PipelineEntry).op >= fromOp) out.unshift(this.#prepares.pop() as PipelineEntry);
+    return out;
+  }
+
+  /** Empties both queues; returns what was dropped (so awaiters can be cancelled). */
+  clear(): { prepares: PipelineEntry[]; requests: QueuedRequest[] } {
+    const prepares = this.#prepares.splice(0);
+    const requests: QueuedRequest[] = [];
+    for (let r = this.requests.shift(); r !== undefined; r = this.requests.shift()) requests.push(r);
+    return { prepares, requests };
+  }
+
+  clearRequests(): QueuedRequest[] {
+    const requests: QueuedRequest[] = [];
+    for (let r = this.requests.shift(); r !== undefined; r = this.requests.shift()) requests.push(r);
+    return requests;
+  }
+
+  /** Any prepare or queued request from this client (§7.2, §7.3 "in flight"). */
+  hasClient(client: bigint): boolean {
+    for (const p of this.#prepares) if (p.client === client) return true;
+    for (const r of this.requests) if (r.client === client) return true;
+    return false;
+  }
+
+  /** O(pipeline) structural check. */
+  check(): void {
+    assert(this.#prepares.length <= this.depth, 'pipeline: over depth');
+    for (let i = 1; i < this.#prepares.length; i++) {
+      const prev = this.#prepares[i - 1] as PipelineEntry;
+      const cur = this.#prepares[i] as PipelineEntry;
+      assert(cur.op === prev.op + 1, 'pipeline: ops not consecutive');
+      assert(cur.parent === prev.checksum, 'pipeline: hash chain broken');
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/** State-transfer bookkeeping (requester session, decode budgets, served offers). */
+import type { ManifestEntry } from '@shoal/protocol';
+import type { Op, ReplicaIndex, TransferStage } from './types.js';
+
+export interface TransferSession {
+  readonly nonce: bigint;
+  readonly peer: ReplicaIndex;
+  manifest: readonly ManifestEntry[] | null;
+  commitOp: Op;
+  commitMax: Op;
+  /** The accepted snapshot op (metadata: METADATA_SNAPSHOT frontier; partition: commit_op). */
+  snapshotOp: Op;
+  /** Bytes received per artifact. */
+  received: number[];
+  idleTicks: number;
+  stalledRounds: number;
+}
+
+export interface TransferState {
+  stage: TransferStage;
+  session: TransferSession | null;
+  /** Decode/verify failures per snapshot op (keyed on the real snapshot op, §13.20). */
+  readonly decodeFailures: Map<Op, number>;
+  /** Ops at or below this do not mutate the client table again (ICT2 install frontier, §6.8). */
+  tableFrontier: Op;
+  /** Ticks before a RangeEvicted may arm another transfer (after a refusal or abandon). */
+  cooldown: number;
+}
+
+export function newTransferState(): TransferState {
+  return { stage: 'idle', session: null, decodeFailures: new Map(), tableFrontier: 0, cooldown: 0 };
+}
+
+export interface ServedOffer {
+  readonly requester: ReplicaIndex;
+  readonly nonce: bigint;
+  state: 'building' | 'ready';
+  entries: readonly ManifestEntry[];
+  readonly commitOp: Op;
+  manifest: Uint8Array;
+  idleTicks: number;
+  lastByteServed: boolean;
+}

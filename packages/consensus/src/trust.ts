@@ -1,0 +1,135 @@
+/**
+ * Trust: which journaled prepares are known to be on the canonical log, and the journal
+ * truncations that remove the ones that are not.
+ *
+ * A replica applies op X only when its entry is trusted (upstream applies whatever its journal
+ * holds, so a prepare left over from an older view below the new commit point would be applied:
+ * see docs/internals-repair.md). An entry is trusted when
+ *   - a canonical header of the current log names it (the merged log, an adopted StartView body,
+ *     a live prepare from the current primary, our own prepare as primary, a Commit heartbeat's
+ *     commit_checksum), or
+ *   - the trusted entry (or canonical header) one op above names it as `parent`.
+ * An entry a trusted successor contradicts is provably not canonical: it is removed by a suffix
+ * truncation and its ops are marked faulty (never nacked) until repaired.
+ */
+import { assert } from '@shoal/stdx';
+import type { CanonicalHeader, Core } from './core.js';
+import type { Op } from './types.js';
+
+export function setCanon(c: Core, op: Op, header: CanonicalHeader): void {
+  if (op < c.commitMin) return;
+  const known = c.canon.get(op);
+  if (known !== undefined && known.parent !== null && header.parent === null) return;
+  c.canon.set(op, header);
+}
+
+/**
+ * A new log is being installed: forget every anchor, and every trust mark above `keepThrough` =
+ * the commit point known in the OLD log (captured before the new view raises it). An entry that
+ * was on the old log at or below its commit point is committed, hence canonical in every later
+ * view; anything above may have been discarded by the view change.
+ */
+export function resetTrust(c: Core, keepThrough: Op): void {
+  c.canon.clear();
+  c.journal.untrustAbove(Math.max(c.commitMin, keepThrough));
+}
+
+/** Forget anchors below the commit point (the one AT it stays: heartbeats and StartViews repeat it). */
+export function pruneCanon(c: Core): void {
+  if (c.canon.size === 0) return;
+  for (const op of c.canon.keys()) if (op < c.commitMin) c.canon.delete(op);
+}
+
+/** The 256 header bytes we know for `op` (journal first, then a canonical header), or null. */
+export function headerAt(c: Core, op: Op): Uint8Array | null {
+  const entry = c.journal.get(op);
+  if (entry !== undefined) return entry.frame.subarray(0, 256);
+  return c.canon.get(op)?.header ?? null;
+}
+
+/** The identity checksum we know for `op`, or 0. */
+export function checksumAt(c: Core, op: Op): bigint {
+  return c.journal.get(op)?.checksum ?? c.canon.get(op)?.checksum ?? 0n;
+}
+
+export type Verdict = 'trusted' | 'missing' | 'unverified' | 'bogus';
+
+/** Parent checksum known for op `y` from an anchor, or null. */
+function anchorParent(c: Core, y: Op): bigint | null | 'mismatch' {
+  const entry = c.journal.get(y);
+  const canon = c.canon.get(y);
+  // A parent of 0 means "unknown" (a log that starts above a lost commit-point header).
+  if (canon !== undefined) {
+    if (entry !== undefined && entry.checksum !== canon.checksum) return 'mismatch';
+    if (canon.parent !== null && canon.parent !== 0n) return canon.parent;
+    if (entry !== undefined) {
+      entry.trusted = true;
+      return entry.parent === 0n ? null : entry.parent;
+    }
+    return null;
+  }
+  if (entry !== undefined && entry.trusted) return entry.parent === 0n ? null : entry.parent;
+  return null;
+}
+
+/**
+ * Establishes whether the entry at `x` (> commit_min) is trusted, marking the chain on the way.
+ * 'bogus' means a trusted successor contradicts an entry at some op in [x, …); the caller
+ * truncates (see `discardBogus`).
+ */
+export function verify(c: Core, x: Op): { verdict: Verdict; bogusOp: Op } {
+  const entry = c.journal.get(x);
+  if (entry === undefined) return { verdict: 'missing', bogusOp: 0 };
+  if (entry.trusted) return { verdict: 'trusted', bogusOp: 0 };
+  const canon = c.canon.get(x);
+  if (canon !== undefined) {
+    if (canon.checksum === entry.checksum) {
+      entry.trusted = true;
+      return { verdict: 'trusted', bogusOp: 0 };
+    }
+    return { verdict: 'bogus', bogusOp: x };
+  }
+  // Walk up to the nearest anchor through consecutive untrusted entries.
+  let y = x + 1;
+  let parent: bigint | null = null;
+  for (;;) {
+    const anchor = anchorParent(c, y);
+    if (anchor === 'mismatch') return { verdict: 'bogus', bogusOp: y };
+    if (anchor !== null) {
+      parent = anchor;
+      break;
+    }
+    const e = c.journal.get(y);
+    if (e === undefined) return { verdict: 'unverified', bogusOp: 0 };
+    y++;
+  }
+  // Walk back down from y - 1 to x, checking each link.
+  for (let k = y - 1; k >= x; k--) {
+    const e = c.journal.get(k);
+    assert(e !== undefined, 'trust: chain walk met a hole');
+    if (e.checksum !== parent) return { verdict: 'bogus', bogusOp: k };
+    e.trusted = true;
+    parent = e.parent;
+  }
+  return { verdict: 'trusted', bogusOp: 0 };
+}
+
+/**
+ * Removes every journaled entry with op >= fromOp. `faulty` marks the removed ops as lost (never
+ * nacked in a DoViewChange) — used when an entry is removed for integrity reasons.
+ */
+export function truncateJournal(c: Core, fromOp: Op, reason: 'reconcile' | 'integrity' | 'rollback' | 'install'): Op[] {
+  const removed = c.journal.truncateFrom(fromOp);
+  if (removed.length === 0) return removed;
+  if (c.plane.journalDurable) c.effects.push({ kind: 'journal_truncate', fromOp });
+  c.sm.truncated(fromOp);
+  if (reason === 'integrity') for (const op of removed) if (op > c.commitMin) c.journal.faulty.add(op);
+  c.event('journal_truncated', `${reason} from ${fromOp} (${removed.length} entries)`);
+  return removed;
+}
+
+/** Removes a provably non-canonical entry (and everything above it) so repair can replace it. */
+export function discardBogus(c: Core, op: Op): void {
+  assert(op > c.commitMin, 'trust: a bogus entry at or below commit_min was applied');
+  truncateJournal(c, op, 'integrity');
+}

@@ -1,0 +1,168 @@
+/**
+ * The merge rule of §5.5, branch by branch, on hand-made DoViewChange records. Headers are
+ * abstract: a chain "A" has checksum op*1000+1 at each op and names the previous A as parent; a
+ * divergent chain "B" (tag 2) forks from A at some op.
+ */
+import { describe, expect, it } from 'vitest';
+import { merge, quorums, type DvcEntry, type DvcRecord } from '../src/index.js';
+
+const HEADER = new Uint8Array(256);
+
+function sum(op: number, tag: number): bigint {
+  return BigInt(op * 1000 + tag);
+}
+
+/** A header at `op` on chain `tag` whose parent is on chain `parentTag`. */
+function h(op: number, tag = 1, parentTag = tag, flags: { present?: boolean; commit?: number } = {}): DvcEntry {
+  return {
+    op, blank: false, checksum: sum(op, tag), parent: op === 1 ? 0n : sum(op - 1, parentTag), commit: flags.commit ?? 0,
+    timestamp: BigInt(op), nack: false, present: flags.present ?? true, header: HEADER,
+  };
+}
+
+function blank(op: number, nack: boolean): DvcEntry {
+  return { op, blank: true, checksum: 0n, parent: 0n, commit: 0, timestamp: 0n, nack, present: false, header: HEADER };
+}
+
+/** A DVC whose suffix runs from `op` down to max(commit, 1), entries given head first. */
+function dvc(replica: number, logView: number, op: number, commit: number, entries: DvcEntry[]): DvcRecord {
+  entries.forEach((e, i) => expect(e.op).toBe(op - i));
+  return { replica, logView, op, commit, entries };
+}
+
+/** Chain A headers from `op` down to `low`. */
+function chainA(op: number, low: number, present = true): DvcEntry[] {
+  const out: DvcEntry[] = [];
+  for (let x = op; x >= low; x--) out.push(h(x, 1, 1, { present }));
+  return out;
+}
+
+const q3 = quorums(3);
+const q5 = quorums(5);
+
+describe('merge (§5.5)', () => {
+  it('waits for a view-change quorum', () => {
+    expect(merge([dvc(0, 0, 2, 1, chainA(2, 1))], 3, q3)).toEqual({ kind: 'awaiting_quorum' });
+  });
+
+  it('an empty log everywhere is Ready with op_head 0', () => {
+    const r = merge([dvc(0, 0, 0, 0, []), dvc(1, 0, 0, 0, [])], 3, q3);
+    expect(r).toMatchObject({ kind: 'ready', opHead: 0, commitMax: 0, headers: [] });
+  });
+
+  it('the highest log_view is canonical; an older log_view header that differs nacks', () => {
+    // Replica 0 installed view 2's log (A up to op 4); replica 1 last installed view 1 and holds a
+    // divergent B from op 3 up to op 5, present. B3..B5 are nacked by replica 1's own older
+    // log_view (one nack each, below the quorum of 2) and never become canonical.
+    const r0 = dvc(0, 2, 4, 2, chainA(4, 2));
+    const r1 = dvc(1, 1, 5, 2, [h(5, 2, 2), h(4, 2, 2), h(3, 2, 1), h(2)]);
+    const r = merge([r0, r1], 3, q3);
+    expect(r.kind).toBe('ready');
+    if (r.kind !== 'ready') return;
+    expect(r.opHead).toBe(4);
+    expect(r.headers.map((x) => x.checksum)).toEqual([sum(4, 1), sum(3, 1), sum(2, 1)]);
+  });
+
+  it('a nack quorum above commit_max truncates the log', () => {
+    // n = 3, nack quorum 2. Replica 0 holds ops 3..5; replica 1's log ends at op 3 (implicit nack
+    // of 4 and 5); replica 2 proves with nack bits it never prepared 4 and 5.
+    const r0 = dvc(0, 1, 5, 2, chainA(5, 2));
+    const r1 = dvc(1, 1, 3, 2, chainA(3, 2));
+    const r2 = dvc(2, 1, 5, 2, [blank(5, true), blank(4, true), h(3), h(2)]);
+    const r = merge([r0, r1, r2], 3, q3);
+    expect(r).toMatchObject({ kind: 'ready', opHead: 3, commitMax: 2 });
+  });
+
+  it('ignoring the explicit nack bits would keep the op (the bits are what truncate here)', () => {
+    // Same as above without replica 1: nack bits of replica 2 plus replica 0's silence.
+    const r0 = dvc(0, 1, 5, 2, chainA(5, 2));
+    const withBits = dvc(2, 1, 5, 2, [blank(5, true), blank(4, true), h(3), h(2)]);
+    const withoutBits = dvc(2, 1, 5, 2, [blank(5, false), blank(4, false), h(3), h(2)]);
+    const r1 = dvc(1, 1, 5, 2, [blank(5, true), blank(4, true), h(3), h(2)]);
+    expect(merge([r0, withBits, r1], 3, q3)).toMatchObject({ kind: 'ready', opHead: 3 });
+    expect(merge([r0, withoutBits, dvc(1, 1, 5, 2, [blank(5, false), blank(4, false), h(3), h(2)])], 3, q3)).toMatchObject({
+      kind: 'ready', opHead: 5,
+    });
+  });
+
+  it('an op outside a sender window abstains (an empty suffix nacks nothing)', () => {
+    // n = 5, nack quorum 3. Replica 0 holds A up to 4. Replicas 1 and 2 end at op 2 (two implicit
+    // nacks at 3 and 4); replica 3 sends an empty suffix for op 4: it abstains, so 3 and 4 survive.
+    const r0 = dvc(0, 1, 4, 1, chainA(4, 1));
+    const r1 = dvc(1, 1, 2, 1, chainA(2, 1));
+    const r2 = dvc(2, 1, 2, 1, chainA(2, 1));
+    const r3 = dvc(3, 0, 4, 4, []);
+    const kept = merge([r0, r1, r2, r3], 5, q5);
+    expect(kept).toMatchObject({ kind: 'ready', opHead: 4 });
+    // Had replica 3 nacked explicitly, the third nack truncates at op 3.
+    const r3nack = dvc(3, 1, 4, 1, [blank(4, true), blank(3, true), h(2), h(1)]);
+    expect(merge([r0, r1, r2, r3nack], 5, q5)).toMatchObject({ kind: 'ready', opHead: 2 });
+  });
+
+  it('a nack quorum at or below commit_max is a deadlock', () => {
+    // Replica 1 claims commit 4 but the header log at op 4 is nacked by two replicas.
+    const r0 = dvc(0, 1, 3, 2, chainA(3, 2));
+    const r1 = dvc(1, 1, 3, 3, chainA(3, 3));
+    const r2 = dvc(2, 1, 4, 4, [h(4, 1, 1, { commit: 4 })]);
+    const r = merge([r0, r1, r2], 3, q3);
+    expect(r).toMatchObject({ kind: 'deadlocked', op: 4 });
+  });
+
+  it('no present copy of a canonical header waits for repair while DVCs are missing, then deadlocks', () => {
+    // Replica 0 knows header 3 but cannot serve its body (present bit clear).
+    const r0 = dvc(0, 1, 3, 2, [h(3, 1, 1, { present: false }), h(2)]);
+    const r1 = dvc(1, 1, 3, 2, [h(3, 1, 1, { present: false }), h(2)]);
+    expect(merge([r0, r1], 3, q3)).toEqual({ kind: 'awaiting_repair', op: 3 });
+    const r2 = dvc(2, 1, 3, 2, [h(3, 1, 1, { present: false }), h(2)]);
+    expect(merge([r0, r1, r2], 3, q3)).toEqual({ kind: 'deadlocked', op: 3 });
+  });
+
+  it('canonical senders that disagree at an op wait for repair', () => {
+    const r0 = dvc(0, 1, 3, 2, [h(3, 1), h(2)]);
+    const r1 = dvc(1, 1, 3, 2, [h(3, 2, 1), h(2)]);
+    expect(merge([r0, r1], 3, q3)).toEqual({ kind: 'awaiting_repair', op: 3 });
+  });
+
+  it('commit_max comes from commits, op − 127 and the head header, never the lowest suffix op', () => {
+    const r0 = dvc(0, 1, 3, 1, [h(3, 1, 1, { commit: 2 }), h(2), h(1)]);
+    const r1 = dvc(1, 1, 3, 1, [h(3, 1, 1, { commit: 2 }), h(2), h(1)]);
+    const r = merge([r0, r1], 3, q3);
+    expect(r).toMatchObject({ kind: 'ready', commitMax: 2, opHead: 3 });
+  });
+
+  it('a broken hash chain among the canonical headers is a deadlock', () => {
+    // Op 3 names a parent that is not the canonical op 2.
+    const bad = [h(3, 1, 7), h(2)];
+    const r = merge([dvc(0, 1, 3, 2, bad), dvc(1, 1, 3, 2, [h(3, 1, 7), h(2)])], 3, q3);
+    expect(r).toMatchObject({ kind: 'deadlocked' });
+  });
+
+  it('committed elsewhere: older-log_view headers at or below their sender commit, kept only when chained', () => {
+    // Canonical replica 0 (log_view 2) has a window from op 5 down to its commit 5; replica 1
+    // (log_view 1, commit 5) shows ops 5 down to 3: ops 3 and 4 are below the merged window and
+    // committed on replica 1, and they chain to the header above them.
+    const r0 = dvc(0, 2, 6, 5, [h(6), h(5)]);
+    const r1 = dvc(1, 1, 5, 3, [h(5, 1, 1, { commit: 3 }), h(4), h(3)]);
+    const r1b = { ...r1, commit: 5 };
+    const r = merge([r0, r1b], 3, q3);
+    expect(r.kind).toBe('ready');
+    if (r.kind !== 'ready') return;
+    expect(r.committedElsewhere.map((e) => e.op)).toEqual([4, 3]);
+    // An unchained candidate (B4 does not match A5's parent) is dropped, and so is everything below it.
+    const r2 = { ...dvc(1, 1, 5, 3, [h(5, 1, 1), h(4, 2, 1), h(3)]), commit: 5 };
+    const s = merge([r0, r2], 3, q3);
+    expect(s.kind === 'ready' ? s.committedElsewhere.map((e) => e.op) : null).toEqual([]);
+    // Two non-canonical senders disagreeing about a committed op: deadlock.
+    const r3 = { ...dvc(2, 1, 5, 3, [h(5, 1, 1), h(4, 2, 1), h(3)]), commit: 5 };
+    expect(merge([r0, r1b, r3], 3, q3)).toMatchObject({ kind: 'deadlocked' });
+  });
+
+  it('the commit point needs no present copy, nor a header when every copy is gone (deviation)', () => {
+    // Every replica applied op 3 (commit 3) but none can serve its body: the log starts above it.
+    const known = [h(3, 1, 1, { present: false })];
+    const r = merge([dvc(0, 1, 3, 3, known), dvc(1, 1, 3, 3, [h(3, 1, 1, { present: false })]), dvc(2, 1, 3, 3, [blank(3, false)])], 3, q3);
+    expect(r).toMatchObject({ kind: 'ready', opHead: 3, commitMax: 3 });
+    const lost = merge([dvc(0, 1, 3, 3, [blank(3, false)]), dvc(1, 1, 3, 3, [blank(3, false)])], 3, q3);
+    expect(lost).toMatchObject({ kind: 'ready', opHead: 3, commitMax: 3, headers: [] });
+  });
+});
