@@ -3,6 +3,7 @@ export { blake3, blake3Keyed, blake3DeriveKey } from './hash/blake3.js';
 export { type Decoded, ok, fail } from './codec/decoded.js';
 export { ByteReader } from './codec/byte-reader.js';
 export { ByteWriter, utf8Encoder } from './codec/byte-writer.js';
+export { decodeExact, encodeWith, checkCount, readBool } from './codec/body-codec.js';
 export * from './errors/error-codes.js';
 export * from './client/index.js';
 export * from './replica/index.js';

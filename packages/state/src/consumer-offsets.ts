@@ -7,7 +7,7 @@ import type { MetadataState } from './metadata-state.js';
 import { NotFound, StateErrorCode } from './outcome.js';
 import { type Hash32, consumerKey } from './partitioning.js';
 import { canPollMessages } from './permissions.js';
-import { decodeExact, encodeWith } from './wire.js';
+import { decodeExact, encodeWith } from '@shoal/protocol';
 
 /**
  * Consumer offsets of one partition: per consumer (u32 key: numeric id, or XXH32 of a string id)

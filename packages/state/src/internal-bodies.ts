@@ -1,8 +1,8 @@
 import {
-  type BodyWriter, type ByteReader, type Decoded, type Identifier, type OptionEntry, readIdentifier, readName,
+  type ByteWriter, type ByteReader, type Decoded, type Identifier, type OptionEntry, readIdentifier, readName,
   readPrefixedOptions, writeIdentifier, writeName, writePrefixedOptions,
 } from '@shoal/protocol';
-import { decodeExact, encodeWith, fitsCount } from './wire.js';
+import { checkCount, decodeExact, encodeWith } from '@shoal/protocol';
 
 /**
  * Prepare bodies that admission builds (docs/state-metadata.md "Internal bodies"). All integers
@@ -80,7 +80,7 @@ export interface JoinGroupBody {
 
 const ASSIGNMENT_SIZE = 12;
 
-function writeAssignments(w: BodyWriter, list: readonly PartitionAssignment[]): void {
+function writeAssignments(w: ByteWriter, list: readonly PartitionAssignment[]): void {
   w.u32(list.length);
   for (const a of list) w.u32(a.partitionId).u64(a.consensusGroupId);
 }
@@ -88,7 +88,7 @@ function writeAssignments(w: BodyWriter, list: readonly PartitionAssignment[]): 
 function readAssignments(r: ByteReader): PartitionAssignment[] {
   const count = r.u32('assignments_count');
   const out: PartitionAssignment[] = [];
-  if (!fitsCount(r, count, ASSIGNMENT_SIZE, 'assignments')) return out;
+  if (!checkCount(r, count, ASSIGNMENT_SIZE, 'assignments')) return out;
   for (let i = 0; i < count && !r.failed; i++) {
     out.push({ partitionId: r.u32('partition_id'), consensusGroupId: r.u64('consensus_group_id') });
   }
@@ -202,7 +202,7 @@ export function decodeJoinGroup(bytes: Uint8Array): Decoded<JoinGroupBody> {
     const groupId = readIdentifier(r, 'group_id');
     const count = r.u32('in_flight_count');
     const inFlight: number[] = [];
-    if (fitsCount(r, count, 4, 'in_flight')) {
+    if (checkCount(r, count, 4, 'in_flight')) {
       for (let i = 0; i < count && !r.failed; i++) inFlight.push(r.u32('in_flight_partition'));
     }
     return { streamId, topicId, groupId, inFlight };

@@ -21,4 +21,3 @@ export {
   ErrorCode, ERROR_CODES, SERVER_ERROR_CODES, type ErrorCodeInfo, errorCodeInfo, errorCodeName, isKnownErrorCode,
   isRetriableErrorCode,
 } from '../errors/error-codes.js';
-export * from './body-writer.js';

@@ -1,7 +1,7 @@
 import { ByteReader } from '../codec/byte-reader.js';
-import type { BodyWriter } from './body-writer.js';
+import type { ByteWriter } from '../codec/byte-writer.js';
 import { type Decoded, fail, ok } from '../codec/decoded.js';
-import { decodeExact, encodeWith } from './body-codec.js';
+import { decodeExact, encodeWith } from '../codec/body-codec.js';
 import { CommandCode } from './command-code.js';
 import {
   readLongString, readName, readShortString, writeLongString, writeName, writeShortString,
@@ -63,7 +63,7 @@ export interface LegacyLoginWithPatRequest {
   readonly token: string;
 }
 
-export function writeClientVersionInfo(w: BodyWriter, info: ClientVersionInfo): void {
+export function writeClientVersionInfo(w: ByteWriter, info: ClientVersionInfo): void {
   w.u32(info.protocolVersion);
   writeName(w, info.sdkName);
   writeName(w, info.sdkVersion);

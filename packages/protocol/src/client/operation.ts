@@ -69,9 +69,12 @@ export const PARTITION_OPERATION_MIN = 160;
 
 const NAME_BY_VALUE: ReadonlyMap<number, string> = new Map(Object.entries(Operation).map(([name, value]) => [value, name]));
 
+// A flat table: this check runs on every inbound header (replication-semantics §1.2 step 3).
+const DECLARED: readonly boolean[] = Object.freeze(Array.from({ length: 256 }, (_, value) => NAME_BY_VALUE.has(value)));
+
 /** True for a declared discriminant (bit-pattern check of replication-semantics §1.2 step 3). */
 export function isOperation(value: number): value is Operation {
-  return NAME_BY_VALUE.has(value);
+  return DECLARED[value] === true;
 }
 
 export function operationName(value: number): string | null {

@@ -14,8 +14,7 @@ export {
   isPrepareCommand,
   isHandshakeCommand,
 } from './command.js';
-// Operation and EvictionReason are shared registries exported by the client-plane barrel; the
-// replica plane keeps private copies (discriminants.ts) for its bit-pattern checks.
+// Operation and EvictionReason are the client-plane registries (exported by its barrel).
 export {
   isMetadataOperation,
   isPartitionOperation,

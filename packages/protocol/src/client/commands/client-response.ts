@@ -1,7 +1,7 @@
 import { assert } from '@shoal/stdx';
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
-import { checkCount } from '../body-codec.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
+import { checkCount } from '../../codec/body-codec.js';
 import { readLongString, writeLongString } from '../encodings/name.js';
 import type { BodyParts } from './command-codec.js';
 
@@ -39,7 +39,7 @@ export interface ClientDetails extends ClientInfo {
   readonly consumerGroups: readonly ConsumerGroupMembership[];
 }
 
-export function writeClientInfo(w: BodyWriter, c: ClientInfo): void {
+export function writeClientInfo(w: ByteWriter, c: ClientInfo): void {
   assert(c.userId !== NO_USER_ID, 'userId u32::MAX means "none": use null');
   w.u32(c.clientId).u32(c.userId ?? NO_USER_ID).u8(c.transport);
   writeLongString(w, c.address);

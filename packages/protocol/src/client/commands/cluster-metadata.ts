@@ -1,6 +1,6 @@
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
-import { checkCount } from '../body-codec.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
+import { checkCount } from '../../codec/body-codec.js';
 import { readLongString, writeLongString } from '../encodings/name.js';
 import type { BodyParts } from './command-codec.js';
 
@@ -29,7 +29,7 @@ export interface ClusterMetadata {
 
 export const CLUSTER_NODE_MIN_SIZE = 18;
 
-function writeNode(w: BodyWriter, n: ClusterNode): void {
+function writeNode(w: ByteWriter, n: ClusterNode): void {
   writeLongString(w, n.name);
   writeLongString(w, n.ip);
   w.u16(n.tcpPort).u16(n.quicPort).u16(n.httpPort).u16(n.websocketPort).u8(n.role).u8(n.status);

@@ -1,8 +1,8 @@
 import { assert } from '@shoal/stdx';
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
 import { type Decoded, fail, ok } from '../../codec/decoded.js';
-import { decodeExact, encodeWith } from '../body-codec.js';
+import { decodeExact, encodeWith } from '../../codec/body-codec.js';
 import { type CommandCode, type CommandInfo, commandByCode } from '../command-code.js';
 
 /**
@@ -34,7 +34,7 @@ export type AnyCommandCodec = CommandCodec<unknown, unknown>;
 export type EmptyRequest = Readonly<Record<string, never>>;
 
 export interface BodyParts<T> {
-  write(w: BodyWriter, value: T): void;
+  write(w: ByteWriter, value: T): void;
   read(r: ByteReader): T;
 }
 

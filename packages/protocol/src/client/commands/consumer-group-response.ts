@@ -1,7 +1,7 @@
 import { assert } from '@shoal/stdx';
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
-import { checkCount } from '../body-codec.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
+import { checkCount } from '../../codec/body-codec.js';
 import { readName, writeName } from '../encodings/name.js';
 import type { BodyParts } from './command-codec.js';
 
@@ -40,7 +40,7 @@ export interface ConsumerGroupAssignment {
   readonly partitions: readonly number[];
 }
 
-export function writeConsumerGroupInfo(w: BodyWriter, g: ConsumerGroupInfo): void {
+export function writeConsumerGroupInfo(w: ByteWriter, g: ConsumerGroupInfo): void {
   w.u32(g.id).u32(g.partitionsCount).u32(g.membersCount);
   writeName(w, g.name);
 }
@@ -53,7 +53,7 @@ export function readConsumerGroupInfo(r: ByteReader): ConsumerGroupInfo {
   return { id, partitionsCount, membersCount, name };
 }
 
-function writeU32List(w: BodyWriter, values: readonly number[]): void {
+function writeU32List(w: ByteWriter, values: readonly number[]): void {
   w.u32(values.length);
   for (const v of values) w.u32(v);
 }

@@ -1,5 +1,5 @@
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
 import { CommandCode } from '../command-code.js';
 import { type Consumer, readConsumer, writeConsumer } from '../encodings/consumer.js';
 import { type Identifier, readIdentifier, writeIdentifier } from '../encodings/identifier.js';
@@ -27,7 +27,7 @@ export interface DeleteConsumerOffsetRequest extends GetConsumerOffsetRequest {
   readonly ack: AckLevel;
 }
 
-function writeTarget(w: BodyWriter, req: GetConsumerOffsetRequest): void {
+function writeTarget(w: ByteWriter, req: GetConsumerOffsetRequest): void {
   writeConsumer(w, req.consumer);
   writeIdentifier(w, req.streamId);
   writeIdentifier(w, req.topicId);

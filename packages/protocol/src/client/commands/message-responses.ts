@@ -1,6 +1,6 @@
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
-import { checkCount } from '../body-codec.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
+import { checkCount } from '../../codec/body-codec.js';
 import type { BodyParts } from './command-codec.js';
 
 /**
@@ -44,7 +44,7 @@ export const SEND_MESSAGES_CONFIRMATION_SIZE = 20;
 export const CONSUMER_OFFSET_INFO_SIZE = 20;
 
 export const POLLED_MESSAGES: BodyParts<PolledMessages> = {
-  write: (w: BodyWriter, p: PolledMessages) => {
+  write: (w: ByteWriter, p: PolledMessages) => {
     w.u32(p.partitionId).u64(p.currentOffset).u32(p.messagesCount).bytes(p.batches);
   },
   read: (r: ByteReader) => ({

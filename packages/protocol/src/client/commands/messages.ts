@@ -1,5 +1,5 @@
 import { assert } from '@shoal/stdx';
-import { readBool } from '../body-codec.js';
+import { readBool } from '../../codec/body-codec.js';
 import { CommandCode } from '../command-code.js';
 import { type Consumer, readConsumer, writeConsumer } from '../encodings/consumer.js';
 import { type Identifier, identifierByteLength, readIdentifier, writeIdentifier } from '../encodings/identifier.js';

@@ -1,4 +1,4 @@
-import { checkCount } from '../body-codec.js';
+import { checkCount } from '../../codec/body-codec.js';
 import { readLongString, readName, writeLongString, writeName } from '../encodings/name.js';
 import type { BodyParts } from './command-codec.js';
 

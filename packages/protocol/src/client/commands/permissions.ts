@@ -1,7 +1,7 @@
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
 import type { Decoded } from '../../codec/decoded.js';
-import { decodeExact, encodeWith, readBool } from '../body-codec.js';
+import { decodeExact, encodeWith, readBool } from '../../codec/body-codec.js';
 
 /**
  * Permissions bytes (apache/iggy core/binary_protocol/src/primitives/permissions.rs, `WirePermissions`):
@@ -64,7 +64,7 @@ const TOPIC_KEYS = ['manageTopic', 'readTopic', 'pollMessages', 'sendMessages'] 
 
 const flag = (b: boolean): number => (b ? 1 : 0);
 
-export function writePermissions(w: BodyWriter, p: Permissions): void {
+export function writePermissions(w: ByteWriter, p: Permissions): void {
   for (const key of GLOBAL_KEYS) w.u8(flag(p.global[key]));
   w.u8(flag(p.streams.length > 0));
   p.streams.forEach((s, si) => {
@@ -129,7 +129,7 @@ export function decodePermissions(bytes: Uint8Array): Decoded<Permissions> {
 }
 
 /** `[permissions_len: u32][permissions]`, the form requests and user details use. */
-export function writeLengthPrefixedPermissions(w: BodyWriter, p: Permissions): void {
+export function writeLengthPrefixedPermissions(w: ByteWriter, p: Permissions): void {
   const bytes = encodePermissions(p);
   w.u32(bytes.length).bytes(bytes);
 }

@@ -1,6 +1,6 @@
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
-import { checkCount } from '../body-codec.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
+import { checkCount } from '../../codec/body-codec.js';
 import { readLongString, writeLongString } from '../encodings/name.js';
 import type { BodyParts } from './command-codec.js';
 
@@ -64,7 +64,7 @@ export const STATS_NUMERIC_PREFIX_SIZE = 108;
 export const CACHE_METRIC_SIZE = 32;
 
 export const STATS: BodyParts<Stats> = {
-  write: (w: BodyWriter, s: Stats) => {
+  write: (w: ByteWriter, s: Stats) => {
     w.u32(s.processId).f32(s.cpuUsage).f32(s.totalCpuUsage).u64(s.memoryUsage).u64(s.totalMemory)
       .u64(s.availableMemory).u64(s.runTime).u64(s.startTime).u64(s.readBytes).u64(s.writtenBytes)
       .u64(s.messagesSizeBytes).u32(s.streamsCount).u32(s.topicsCount).u32(s.partitionsCount)

@@ -1,7 +1,7 @@
 import { assert } from '@shoal/stdx';
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
-import { checkCount } from '../body-codec.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
+import { checkCount } from '../../codec/body-codec.js';
 import { readName, writeName } from '../encodings/name.js';
 import { type OptionEntry, readPrefixedOptions, writePrefixedOptions } from '../encodings/options-block.js';
 import type { BodyParts } from './command-codec.js';
@@ -79,7 +79,7 @@ export const PARTITION_RECORD_SIZE = 40;
 /** Smallest TopicHeader: 50 fixed bytes + a 1-byte name + two empty prefixed blocks. */
 export const TOPIC_HEADER_MIN_SIZE = 50 + 1 + 8;
 
-export function writeStreamInfo(w: BodyWriter, s: StreamInfo): void {
+export function writeStreamInfo(w: ByteWriter, s: StreamInfo): void {
   w.u32(s.id).u64(s.createdAt).u32(s.topicsCount).u64(s.sizeBytes).u64(s.messagesCount);
   writeName(w, s.name);
   writePrefixedOptions(w, s.options);
@@ -96,7 +96,7 @@ export function readStreamInfo(r: ByteReader): StreamInfo {
   return { id, createdAt, topicsCount, sizeBytes, messagesCount, name, options };
 }
 
-export function writeTopicInfo(w: BodyWriter, t: TopicInfo): void {
+export function writeTopicInfo(w: ByteWriter, t: TopicInfo): void {
   w.u32(t.id).u64(t.createdAt).u32(t.partitionsCount).u64(t.messageExpiry).u8(t.compressionAlgorithm)
     .u64(t.maxTopicSize).u64(t.sizeBytes).u64(t.messagesCount);
   writeName(w, t.name);
@@ -119,7 +119,7 @@ export function readTopicInfo(r: ByteReader): TopicInfo {
   return { id, createdAt, partitionsCount, messageExpiry, compressionAlgorithm, maxTopicSize, sizeBytes, messagesCount, name, options, derivedOptions };
 }
 
-export function writePartitionInfo(w: BodyWriter, p: PartitionInfo): void {
+export function writePartitionInfo(w: ByteWriter, p: PartitionInfo): void {
   w.u32(p.id).u64(p.createdAt).u32(p.segmentsCount).u64(p.currentOffset).u64(p.sizeBytes).u64(p.messagesCount);
 }
 

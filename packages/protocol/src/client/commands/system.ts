@@ -1,5 +1,5 @@
 import { assert } from '@shoal/stdx';
-import { checkCount } from '../body-codec.js';
+import { checkCount } from '../../codec/body-codec.js';
 import { CommandCode } from '../command-code.js';
 import { isOptionsScope } from '../encodings/option-catalog.js';
 import { CLIENT_DETAILS, CLIENT_INFO, type ClientDetails, type ClientInfo } from './client-response.js';

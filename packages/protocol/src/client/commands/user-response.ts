@@ -1,5 +1,5 @@
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
 import { readName, writeName } from '../encodings/name.js';
 import type { BodyParts } from './command-codec.js';
 import { type Permissions, readLengthPrefixedPermissions, writeLengthPrefixedPermissions } from './permissions.js';
@@ -47,7 +47,7 @@ export function readUserStatus(r: ByteReader): number {
   return status;
 }
 
-export function writeUserInfo(w: BodyWriter, u: UserInfo): void {
+export function writeUserInfo(w: ByteWriter, u: UserInfo): void {
   w.u32(u.id).u64(u.createdAt).u8(u.status);
   writeName(w, u.username);
 }

@@ -1,6 +1,6 @@
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
-import { readBool } from '../body-codec.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
+import { readBool } from '../../codec/body-codec.js';
 import { CommandCode } from '../command-code.js';
 import { type Identifier, readIdentifier, writeIdentifier } from '../encodings/identifier.js';
 import { readName, readShortString, writeName, writeShortString } from '../encodings/name.js';
@@ -47,7 +47,7 @@ const USER_ID_BODY: BodyParts<UserIdRequest> = {
 };
 
 /** `[has_permissions:u8]` then, only when 1, `[permissions_len:u32][permissions]`. */
-function writeOptionalPermissions(w: BodyWriter, permissions: Permissions | null): void {
+function writeOptionalPermissions(w: ByteWriter, permissions: Permissions | null): void {
   if (permissions === null) {
     w.u8(0);
   } else {

@@ -1,8 +1,8 @@
 import { assert } from '@shoal/stdx';
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
 import type { Decoded } from '../../codec/decoded.js';
-import { decodeExact, encodeWith } from '../body-codec.js';
+import { decodeExact, encodeWith } from '../../codec/body-codec.js';
 import { type Identifier, readIdentifier, writeIdentifier } from './identifier.js';
 
 /** Consumer (encodings.mdx): `[kind: u8][id: Identifier]`, kind 1 consumer, 2 consumer group. */
@@ -13,7 +13,7 @@ export interface Consumer {
   readonly id: Identifier;
 }
 
-export function writeConsumer(w: BodyWriter, consumer: Consumer): void {
+export function writeConsumer(w: ByteWriter, consumer: Consumer): void {
   assert(consumer.kind === 'consumer' || consumer.kind === 'consumer_group', 'consumer kind');
   w.u8(consumer.kind === 'consumer' ? ConsumerKind.Consumer : ConsumerKind.ConsumerGroup);
   writeIdentifier(w, consumer.id);

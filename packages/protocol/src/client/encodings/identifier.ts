@@ -1,9 +1,9 @@
 import { assert } from '@shoal/stdx';
 import type { ByteReader } from '../../codec/byte-reader.js';
 import { utf8Encoder } from '../../codec/byte-writer.js';
-import type { BodyWriter } from '../body-writer.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
 import type { Decoded } from '../../codec/decoded.js';
-import { decodeExact, encodeWith } from '../body-codec.js';
+import { decodeExact, encodeWith } from '../../codec/body-codec.js';
 import { NAME_LENGTH_MAX, checkName } from './name.js';
 
 /**
@@ -35,7 +35,7 @@ export function identifierByteLength(id: Identifier): number {
   return 2 + (id.kind === 'numeric' ? NUMERIC_IDENTIFIER_LENGTH : utf8Encoder.encode(id.value).length);
 }
 
-export function writeIdentifier(w: BodyWriter, id: Identifier): void {
+export function writeIdentifier(w: ByteWriter, id: Identifier): void {
   if (id.kind === 'numeric') {
     assert(Number.isInteger(id.value) && id.value >= 0 && id.value <= 0xffff_ffff, `numeric identifier ${id.value}`);
     w.u8(IdentifierKind.Numeric).u8(NUMERIC_IDENTIFIER_LENGTH).u32(id.value);

@@ -1,9 +1,9 @@
 import { assert } from '@shoal/stdx';
 import type { ByteReader } from '../../codec/byte-reader.js';
 import { utf8Encoder } from '../../codec/byte-writer.js';
-import type { BodyWriter } from '../body-writer.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
 import type { Decoded } from '../../codec/decoded.js';
-import { decodeExact, encodeWith } from '../body-codec.js';
+import { decodeExact, encodeWith } from '../../codec/body-codec.js';
 
 /**
  * Name (encodings.mdx): `[length: u8][value: UTF-8, 1-255 bytes]`, used for stream, topic, group,
@@ -26,7 +26,7 @@ export function checkName(value: string): string | null {
   return null;
 }
 
-export function writeName(w: BodyWriter, value: string): void {
+export function writeName(w: ByteWriter, value: string): void {
   const bytes = utf8Encoder.encode(value);
   assert(bytes.length >= NAME_LENGTH_MIN && bytes.length <= NAME_LENGTH_MAX, `name of ${bytes.length} bytes`);
   assert(isWellFormed(value), 'name has a lone surrogate');
@@ -40,7 +40,7 @@ export function readName(r: ByteReader, what = 'name'): string {
 }
 
 /** `[length: u8][UTF-8, 0-255 bytes]` (passwords, tokens in legacy shapes). */
-export function writeShortString(w: BodyWriter, value: string): void {
+export function writeShortString(w: ByteWriter, value: string): void {
   const bytes = utf8Encoder.encode(value);
   assert(bytes.length <= NAME_LENGTH_MAX, `short string of ${bytes.length} bytes`);
   assert(isWellFormed(value), 'string has a lone surrogate');
@@ -52,7 +52,7 @@ export function readShortString(r: ByteReader, what: string): string {
 }
 
 /** `[length: u32][UTF-8]`. */
-export function writeLongString(w: BodyWriter, value: string): void {
+export function writeLongString(w: ByteWriter, value: string): void {
   const bytes = utf8Encoder.encode(value);
   assert(isWellFormed(value), 'string has a lone surrogate');
   w.u32(bytes.length).bytes(bytes);

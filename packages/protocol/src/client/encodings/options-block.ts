@@ -1,9 +1,9 @@
 import { assert } from '@shoal/stdx';
 import type { ByteReader } from '../../codec/byte-reader.js';
 import { utf8Encoder } from '../../codec/byte-writer.js';
-import type { BodyWriter } from '../body-writer.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
 import { type Decoded, fail, ok } from '../../codec/decoded.js';
-import { encodeWith } from '../body-codec.js';
+import { encodeWith } from '../../codec/body-codec.js';
 import { HeaderKind } from './header-kind.js';
 import { USER_HEADER_FIELD_LENGTH_MAX, iterateUserHeaders, validateUserHeaders } from './user-headers.js';
 
@@ -70,7 +70,7 @@ export function checkOptionEntries(entries: readonly OptionEntry[]): string | nu
   return size > OPTIONS_BYTES_MAX ? 'options_block_too_large' : null;
 }
 
-export function writeOptionsBlock(w: BodyWriter, entries: readonly OptionEntry[]): void {
+export function writeOptionsBlock(w: ByteWriter, entries: readonly OptionEntry[]): void {
   const problem = checkOptionEntries(entries);
   assert(problem === null, `options block: ${problem ?? ''}`);
   for (const e of entries) {
@@ -97,7 +97,7 @@ export function readOptionsToEnd(r: ByteReader): OptionEntry[] {
 }
 
 /** `[length: u32][block]` (response form). */
-export function writePrefixedOptions(w: BodyWriter, entries: readonly OptionEntry[]): void {
+export function writePrefixedOptions(w: ByteWriter, entries: readonly OptionEntry[]): void {
   const block = encodeOptionsBlock(entries);
   w.u32(block.length).bytes(block);
 }

@@ -1,8 +1,8 @@
 import { assert } from '@shoal/stdx';
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
 import type { Decoded } from '../../codec/decoded.js';
-import { decodeExact, encodeWith } from '../body-codec.js';
+import { decodeExact, encodeWith } from '../../codec/body-codec.js';
 
 /**
  * Optional partition id (encodings.mdx): 5 fixed bytes `[flag: u8][partition_id: u32]`; flag 1 =
@@ -11,7 +11,7 @@ import { decodeExact, encodeWith } from '../body-codec.js';
  */
 export const OPTIONAL_PARTITION_ID_LENGTH = 5;
 
-export function writeOptionalPartitionId(w: BodyWriter, partitionId: number | null): void {
+export function writeOptionalPartitionId(w: ByteWriter, partitionId: number | null): void {
   if (partitionId === null) {
     w.u8(0).u32(0);
     return;

@@ -1,8 +1,8 @@
 import { assert } from '@shoal/stdx';
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
 import type { Decoded } from '../../codec/decoded.js';
-import { decodeExact, encodeWith } from '../body-codec.js';
+import { decodeExact, encodeWith } from '../../codec/body-codec.js';
 
 /**
  * Partitioning (encodings.mdx; core/binary_protocol/src/primitives/partitioning.rs):
@@ -27,7 +27,7 @@ export function partitioningByteLength(p: Partitioning): number {
   return 2 + p.key.length;
 }
 
-export function writePartitioning(w: BodyWriter, p: Partitioning): void {
+export function writePartitioning(w: ByteWriter, p: Partitioning): void {
   switch (p.kind) {
     case 'balanced':
       w.u8(PartitioningKind.Balanced).u8(0);

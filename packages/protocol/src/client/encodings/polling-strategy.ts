@@ -1,8 +1,8 @@
 import { assert } from '@shoal/stdx';
 import type { ByteReader } from '../../codec/byte-reader.js';
-import type { BodyWriter } from '../body-writer.js';
+import type { ByteWriter } from '../../codec/byte-writer.js';
 import type { Decoded } from '../../codec/decoded.js';
-import { decodeExact, encodeWith } from '../body-codec.js';
+import { decodeExact, encodeWith } from '../../codec/body-codec.js';
 
 /**
  * Polling strategy (encodings.mdx): fixed 9 bytes `[kind: u8][value: u64]`.
@@ -20,7 +20,7 @@ export interface PollingStrategy {
   readonly value: bigint;
 }
 
-export function writePollingStrategy(w: BodyWriter, strategy: PollingStrategy): void {
+export function writePollingStrategy(w: ByteWriter, strategy: PollingStrategy): void {
   const code = NAMES.indexOf(strategy.kind) + 1;
   assert(code >= 1, `polling kind ${strategy.kind}`);
   w.u8(code).u64(strategy.value);

@@ -1,7 +1,7 @@
 import { assert } from '@shoal/stdx';
 import { ByteReader } from '../../codec/byte-reader.js';
 import { type Decoded, fail, ok } from '../../codec/decoded.js';
-import { encodeWith } from '../body-codec.js';
+import { encodeWith } from '../../codec/body-codec.js';
 
 /**
  * User headers block (encodings.mdx; core/binary_protocol/src/primitives/user_headers.rs): a flat

@@ -1,6 +1,6 @@
-import { ByteReader } from '../codec/byte-reader.js';
-import { BodyWriter } from './body-writer.js';
-import { type Decoded, fail, ok } from '../codec/decoded.js';
+import { ByteReader } from './byte-reader.js';
+import { ByteWriter } from './byte-writer.js';
+import { type Decoded, fail, ok } from './decoded.js';
 
 /**
  * Runs `read` over the whole of `bytes`; the result is a value only when nothing failed and every
@@ -13,8 +13,8 @@ export function decodeExact<T>(bytes: Uint8Array, read: (r: ByteReader) => T): D
   return r.reason !== null ? fail(r.reason) : ok(value);
 }
 
-export function encodeWith(write: (w: BodyWriter) => void, capacity = 64): Uint8Array {
-  const w = new BodyWriter(capacity);
+export function encodeWith(write: (w: ByteWriter) => void, capacity = 64): Uint8Array {
+  const w = new ByteWriter(capacity);
   write(w);
   return w.finish();
 }
