@@ -5,7 +5,7 @@
  * The primary pops its pipeline heads as they apply and answers clients after the walk.
  */
 import { assert } from '@shoal/stdx';
-import { encodeReplyFrame, PrepareOkHeaderView } from '@shoal/protocol';
+import { PrepareOkHeaderView, writeReplyFrame } from '@shoal/protocol';
 import type { Core } from './core.js';
 import { entryBody, type JournalEntry } from './journal.js';
 import { finishAwaiter } from './forwarding.js';
@@ -33,18 +33,19 @@ export function recordOf(entry: JournalEntry): PrepareRecord {
 
 /** §4.10: the reply is built from the prepare header only, so every replica caches the same bytes. */
 export function replyFrameOf(c: Core, entry: JournalEntry, body: Uint8Array): Uint8Array {
-  return encodeReplyFrame(
+  return writeReplyFrame(
     {
       cluster: c.config.cluster,
       view: entry.view,
       replica: entry.replica,
       requestChecksum: entry.requestChecksum,
       client: entry.client,
-      op: BigInt(entry.op),
-      commit: BigInt(entry.op),
+      op: entry.op,
+      commit: entry.op,
       timestamp: entry.timestamp,
       request: entry.request,
       operation: entry.operation,
+      status: 0,
     },
     body,
   );

@@ -1,7 +1,9 @@
 /**
  * What the core asks its host to do. Every entry point appends to one bounded buffer; the host
  * drains it (`takeEffects()`) after every call and performs the effects in order. Frames inside
- * effects are owned by the effect: the core never touches them again.
+ * effects are IMMUTABLE: the core never touches them again, and a frame may be shared between
+ * several effects and the core's journal (a journaled prepare is sent, written and retransmitted
+ * without copies). The host must never mutate an effect's frame.
  *
  * Durable writes come back as completions (`onStorageDone`). The core never assumes a write is
  * done before its completion arrives, and it withholds every send that vouches for a write until

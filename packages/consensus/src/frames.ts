@@ -1,11 +1,11 @@
 /**
- * Builders for every frame the core sends. Each fills every named field (reserved bytes zero via
- * the protocol's table-driven encoder) and seals last (frame seal, prepare identity or body seal,
+ * Builders for every frame the core sends. Each fills every named field (reserved bytes zero: the
+ * hot frames through protocol's direct writers, the rest through its table-driven encoder) and seals last (frame seal, prepare identity or body seal,
  * §2). The header prefix is always ours: cluster, current view (unless the frame says otherwise),
  * replica = self.
  */
 import { assert } from '@shoal/stdx';
-import { Command, encodeFrame, encodeHeader, sealHeader } from '@shoal/protocol';
+import { Command, encodeFrame, encodeHeader, sealHeader, writeCommitFrame, writePrepareFrame, writePrepareOkFrame } from '@shoal/protocol';
 import type { Core } from './core.js';
 import type { Op } from './types.js';
 
@@ -29,15 +29,16 @@ export interface PrepareFields {
 
 /** §4.4: a sealed prepare (checksum_body by plane, then the identity, computed last). */
 export function prepareFrame(c: Core, f: PrepareFields, body: Uint8Array): Uint8Array {
-  const frame = encodeFrame(
-    Command.Prepare,
+  return writePrepareFrame(
     {
-      ...prefix(c),
+      cluster: c.config.cluster,
+      view: c.view,
+      replica: c.self,
       client: f.client,
       parent: f.parent,
       requestChecksum: f.requestChecksum,
-      op: BigInt(f.op),
-      commit: BigInt(f.commit),
+      op: f.op,
+      commit: f.commit,
       timestamp: f.timestamp,
       request: f.request,
       operation: f.operation,
@@ -46,12 +47,15 @@ export function prepareFrame(c: Core, f: PrepareFields, body: Uint8Array): Uint8
     },
     body,
   );
-  sealHeader(frame);
-  return frame;
 }
 
-/** A copy of a journaled prepare with its view field restamped (identity unchanged, §4.12). */
+/**
+ * A journaled prepare with its view field restamped (identity unchanged, §4.12). Journal frames
+ * are immutable, so when the view already matches the frame itself is sent (no copy).
+ */
 export function restampedPrepare(journaled: Uint8Array, view: number): Uint8Array {
+  const current = new DataView(journaled.buffer, journaled.byteOffset, journaled.byteLength).getUint32(OFFSET_VIEW, true);
+  if (current === view) return journaled;
   const copy = journaled.slice();
   new DataView(copy.buffer, copy.byteOffset, copy.byteLength).setUint32(OFFSET_VIEW, view, true);
   return copy;
@@ -68,19 +72,19 @@ export interface AckFields {
 
 /** §4.8: PrepareOk; `view` = own view, `commit` = own commit_max. */
 export function prepareOkFrame(c: Core, f: AckFields): Uint8Array {
-  return sealHeader(
-    encodeHeader(Command.PrepareOk, {
-      ...prefix(c),
-      parent: f.parent,
-      prepareChecksum: f.checksum,
-      op: BigInt(f.op),
-      commit: BigInt(c.commitMax),
-      timestamp: f.timestamp,
-      request: f.request,
-      operation: f.operation,
-      group: c.plane.group,
-    }),
-  );
+  return writePrepareOkFrame({
+    cluster: c.config.cluster,
+    view: c.view,
+    replica: c.self,
+    parent: f.parent,
+    prepareChecksum: f.checksum,
+    op: f.op,
+    commit: c.commitMax,
+    timestamp: f.timestamp,
+    request: f.request,
+    operation: f.operation,
+    group: c.plane.group,
+  });
 }
 
 /**
@@ -89,16 +93,16 @@ export function prepareOkFrame(c: Core, f: AckFields): Uint8Array {
  * committed ops it repairs (deviation, docs/internals-consensus-core.md).
  */
 export function commitFrame(c: Core, commitChecksum: bigint): Uint8Array {
-  return sealHeader(
-    encodeHeader(Command.Commit, {
-      ...prefix(c),
-      commitChecksum,
-      timestampMonotonic: BigInt(c.heartbeatTimestamp),
-      commit: BigInt(c.commitMin),
-      checkpointOp: 0n,
-      group: c.plane.group,
-    }),
-  );
+  return writeCommitFrame({
+    cluster: c.config.cluster,
+    view: c.view,
+    replica: c.self,
+    commitChecksum,
+    timestampMonotonic: c.heartbeatTimestamp,
+    commit: c.commitMin,
+    checkpointOp: 0,
+    group: c.plane.group,
+  });
 }
 
 export function startViewChangeFrame(c: Core): Uint8Array {

@@ -46,12 +46,21 @@ export interface JournalEntry {
 
 const view = new PrepareHeaderView();
 
-/** Copies a validated prepare frame (command 6 or 19) into a journal entry (command forced to 6). */
-export function entryFromFrame(frame: Uint8Array, durable: boolean, trusted: boolean): JournalEntry {
+/**
+ * A journal entry from a validated prepare frame (command 6 or 19; stored with command 6).
+ * Journal frames are immutable once journaled, so effects and retransmits share them instead of
+ * copying. A frame the caller does not own (it may reuse the buffer) is copied; a frame the core
+ * just built (`owned`: exactly `size` bytes, command 6) is adopted as is.
+ */
+export function entryFromFrame(frame: Uint8Array, durable: boolean, trusted: boolean, owned = false): JournalEntry {
   const h = view.bind(frame, 0);
   const size = h.size;
-  const copy = frame.slice(0, size);
-  copy[60] = 6;
+  let copy: Uint8Array;
+  if (owned && frame.length === size && frame[60] === 6) copy = frame;
+  else {
+    copy = frame.slice(0, size);
+    copy[60] = 6;
+  }
   return {
     op: h.opNumber,
     checksum: h.checksum,

@@ -193,7 +193,7 @@ export function propose(c: Core, q: QueuedRequest): boolean {
     operation,
     userId,
   }, body);
-  const entry = entryFromFrame(frame, !c.plane.journalDurable, true);
+  const entry = entryFromFrame(frame, !c.plane.journalDurable, true, true);
   c.pipeline.push({
     op, checksum: entry.checksum, parent: entry.parent, client: q.client, request: q.request, operation,
     token: q.token, awaiter: q.awaiter, acks: 0, quorum: false,
@@ -214,7 +214,8 @@ export function propose(c: Core, q: QueuedRequest): boolean {
 export function journalAppend(c: Core, entry: JournalEntry, frame: Uint8Array, source: 'primary' | 'live' | 'repair'): void {
   c.journal.put(entry);
   c.sm.journaled(recordOf(entry), source);
-  if (c.plane.journalDurable) c.effects.push({ kind: 'journal_append', op: entry.op, checksum: entry.checksum, frame: frame.slice(0, entry.frame.length) });
+  // The effect shares the entry's immutable frame (command 6), never the caller's buffer.
+  if (c.plane.journalDurable) c.effects.push({ kind: 'journal_append', op: entry.op, checksum: entry.checksum, frame: entry.frame });
 }
 
 /** §4.6: forward to the successor unless it is the primary of the prepare's view (pitfall 6). */

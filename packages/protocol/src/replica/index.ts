@@ -229,3 +229,7 @@ export {
   checkChallenge,
   checkFinish,
 } from './handshake.js';
+export {
+  writePrepareFrame, writePrepareOkFrame, writeCommitFrame, writeReplyFrame,
+  type HotPrepareFields, type HotPrepareOkFields, type HotCommitFields, type HotReplyFields,
+} from './hot-headers.js';
