@@ -54,6 +54,9 @@ describe('DoViewChange suffix', () => {
     puts(cluster, 0, 1n, epoch, 1n, 2);
     cluster.runUntil(() => cluster.converged(3), 200);
     cluster.filters.push((m) => m.command === 6 && m.to === 2);
+    // The primary announces a commit as soon as its pipeline drains: keep replica 1 from hearing
+    // it, so op 4 stays prepared-not-committed there.
+    cluster.filters.push((m) => m.command === 9 && m.to === 1);
     cluster.request(0, { client: 1n, request: 3n, session: epoch, body: text.encode('x=1') });
     cluster.run(3);
     const dvcs: Uint8Array[] = [];

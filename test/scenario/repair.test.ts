@@ -84,6 +84,74 @@ describe('repair', () => {
     const log = (cluster.nodes[2]?.sm as { log: { base: number }[] }).log;
     expect(log.map((b) => b.base)).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
+
+  // Regression (found by the VOPR, seed 14 with 5 replicas): a backup holds a repaired op above a
+  // hole (repair delivered ops 3 and 4 but not op 2); the live prepare for the hole's op arrives
+  // late. It appends at op + 1 and must advance the sequencer over the contiguous journaled run,
+  // or the commit walk applies past `op` (assertion "commit_min above op").
+  it('a late live prepare that fills a hole below repaired ops advances the sequencer over them', () => {
+    const cluster = new Cluster({ replicas: 3 });
+    const epoch = login(cluster, 0, 1n);
+    const opOf = (frame: Uint8Array): bigint => new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getBigUint64(176, true);
+    let late: { from: number; frame: Uint8Array } | null = null;
+    const live = (m: { from: number; to: number; command: number; frame: Uint8Array }): boolean => {
+      // Replica 2 must not learn the commit point yet (the primary announces it when its
+      // pipeline drains), or it would repair everything before the hole is set up.
+      if (m.to === 2 && m.command === 9) return true;
+      if (m.to !== 2 || m.command !== 6 || opOf(m.frame) < 2n) return false;
+      if (opOf(m.frame) === 2n && late === null) late = { from: m.from, frame: m.frame.slice() };
+      return true;
+    };
+    cluster.filters.push(live);
+    puts(cluster, 0, 1n, epoch, 1n, 3);
+    cluster.runUntil(() => (cluster.nodes[0]?.r.status.commitMin ?? 0) >= 4, 500);
+    // Repair reaches replica 2, except op 2.
+    cluster.filters.splice(cluster.filters.indexOf(live), 1);
+    cluster.filters.push((m) => m.to === 2 && (m.command === 6 || (m.command === 19 && opOf(m.frame) === 2n)));
+    cluster.runUntil(() => cluster.nodes[2]?.r.status.journalOps.includes(4) === true, 2000);
+    const before = cluster.nodes[2]?.r.status;
+    expect(before?.op).toBe(1);
+    expect(before?.journalOps).not.toContain(2);
+    // The late live prepare for op 2 fills the hole.
+    expect(late).not.toBeNull();
+    const held = late as unknown as { from: number; frame: Uint8Array };
+    cluster.deliver({ seq: 0, from: held.from, to: 2, frame: held.frame, due: 0 });
+    const after = cluster.nodes[2]?.r.status;
+    expect(after?.op).toBe(4);
+    expect(after?.commitMin).toBeLessThanOrEqual(after?.op ?? 0);
+    cluster.filters.length = 0;
+    cluster.runUntil(() => cluster.converged(4), 2000);
+  });
+
+  // Regression (found by the VOPR, 2-replica seeds): the restarted PRIMARY of a 2-replica
+  // partition group lost committed ops its flushed state does not reflect (its journal is memory
+  // only). It must take part in the election (n = 2 needs both votes), but its short log would nack
+  // the other's committed ops by omission: the merge then deadlocks (nack quorum is 1 at n = 2)
+  // or, were they not yet known committed, truncates ops it may itself have acked. Once it votes
+  // with an incomplete journal, its DoViewChange says nothing (no nack) about ops above its floor.
+  it('a restarted 2-replica partition primary that lost committed ops rejoins without a deadlock', () => {
+    const cluster = new Cluster({ replicas: 2, plane: 'partition' });
+    for (let i = 1; i <= 3; i++) {
+      cluster.request(0, { client: 1n, request: BigInt(i), body: batch(`m${i}`) });
+      cluster.run(2);
+    }
+    cluster.runUntil(() => cluster.converged(3), 200);
+    const flushedAt3 = cluster.nodes[0]?.durable.flushed ?? null;
+    for (let i = 4; i <= 5; i++) {
+      cluster.request(0, { client: 1n, request: BigInt(i), body: batch(`m${i}`) });
+      cluster.run(2);
+    }
+    cluster.runUntil(() => cluster.converged(5), 200);
+    // Replica 0 (the primary of view 0) crashes; its flushed state had only reached op 3.
+    cluster.crash(0);
+    (cluster.nodes[0] as { durable: { flushed: unknown } }).durable.flushed = flushedAt3;
+    cluster.restart(0);
+    cluster.runUntil(() => cluster.converged(5), 5000);
+    cluster.request(cluster.primary() ?? 0, { client: 1n, request: 6n, body: batch('m6') });
+    cluster.runUntil(() => cluster.converged(6), 2000);
+    const log = (cluster.nodes[0]?.sm as { log: { base: number }[] }).log;
+    expect(log.map((b) => b.base)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
 });
 
 import { fakeBatch } from '../../packages/consensus/test/support/state-machines.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Cluster, text } from './support/cluster.js';
-import { login } from './support/script.js';
+import { login, puts } from './support/script.js';
 import { doViewChange, startViewChange } from './support/craft.js';
 
 describe('view change', () => {
@@ -130,4 +130,38 @@ describe('view change', () => {
     cluster.restart(0);
     cluster.runUntil(() => cluster.converged(3), 3000);
   });
+
+  // Regression (found by the VOPR, 2-replica seeds): a replica restarts with an uncommitted WAL
+  // tail (op 4, journaled only by it), which arms the recovery barrier at op 4. The view change
+  // truncates op 4. When this replica later leads a view whose log ends at op 3, the barrier must
+  // not wait for an op that no longer exists: it is capped to the installed log's head.
+  it('a recovery barrier above a truncated tail does not block a later primary forever', () => {
+    const cluster = new Cluster({ replicas: 2 });
+    const epoch = login(cluster, 0, 1n);
+    puts(cluster, 0, 1n, epoch, 1n, 2);
+    cluster.runUntil(() => cluster.converged(3), 200);
+    // Op 4 reaches only replica 0's WAL.
+    cluster.filters.push((m) => m.from === 0 && m.to === 1 && m.command === 6);
+    cluster.request(0, { client: 1n, request: 3n, session: epoch, body: text.encode('k3=v3') });
+    cluster.run(5);
+    expect(cluster.nodes[0]?.r.status.op).toBe(4);
+    cluster.crash(0);
+    cluster.filters.length = 0;
+    cluster.restart(0);
+    expect(cluster.nodes[0]?.r.core.recoveryBarrier).toBe(4);
+    // Replica 1 leads view 1 (the merge drops op 4), then restarts: replica 0 leads view 2.
+    cluster.runUntil(() => cluster.primary() === 1, 5000);
+    cluster.crash(1);
+    cluster.restart(1);
+    cluster.runUntil(() => cluster.primary() === 0 && cluster.nodes[1]?.r.status.status === 'normal', 5000);
+    expect(cluster.nodes[0]?.r.status.op).toBe(3);
+    const { token } = cluster.request(0, { client: 1n, request: 3n, session: epoch, body: text.encode('k3=v3') });
+    cluster.runUntil(() => cluster.answersFor(token).length > 0 && cluster.converged(4), 2000);
+  });
+
 });
+
+import { fakeBatch } from '../../packages/consensus/test/support/state-machines.js';
+function batch(payload: string): Uint8Array {
+  return fakeBatch(payload);
+}

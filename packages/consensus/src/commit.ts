@@ -11,7 +11,9 @@ import { entryBody, type JournalEntry } from './journal.js';
 import { finishAwaiter } from './forwarding.js';
 import type { PipelineEntry } from './pipeline.js';
 import type { PrepareRecord } from './state-machine.js';
-import { discardBogus, pruneCanon, verify } from './trust.js';
+import { checksumAt, discardBogus, pruneCanon, verify } from './trust.js';
+import { commitFrame } from './frames.js';
+import { broadcastGated } from './send.js';
 import { promoteRequests } from './prepare.js';
 import { retainPartitionJournal } from './checkpoint.js';
 import type { Op } from './types.js';
@@ -131,6 +133,21 @@ export function advanceCommitMax(c: Core): void {
   if (!moved) return;
   commitWalk(c);
   if (!c.pipeline.empty) c.timers.prepare.start();
+  else announceIdleCommit(c);
+}
+
+/**
+ * The pipeline drained: no further Prepare will carry this commit point to the backups, which
+ * would otherwise learn it only at the next heartbeat (500 ms). Announce it now, so that a read
+ * served by a backup right after an acknowledged write (a SendMessages to a partition primary on
+ * another node just after its CreateTopic) sees it. Under load the pipeline is rarely empty, so
+ * this costs one Commit per idle period, not one per op.
+ */
+function announceIdleCommit(c: Core): void {
+  if (c.status !== 'normal' || !c.isPrimaryByIndex() || c.ceded || c.observedNewerView > c.view) return;
+  c.heartbeatTimestamp += 1n;
+  broadcastGated(c, commitFrame(c, checksumAt(c, c.commitMin)));
+  c.timers.commitMessage.reset();
 }
 
 /** Primary: our own journal write of a pipeline op is durable; count our ack. */

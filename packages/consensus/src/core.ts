@@ -78,6 +78,12 @@ export class Core {
   incompleteUntil: Op = 0;
   /** Ticks spent in a view change while abstaining; past a bound the replica votes anyway. */
   incompleteAbstainTicks = 0;
+  /**
+   * Voting with an incomplete journal (after the abstain bound): its DoViewChange then says
+   * nothing (no nack, no header) about ops above its commit point, so it never nacks by omission
+   * an op it may have acked before it lost it. Cleared with `journalIncomplete`.
+   */
+  votesBlind = false;
   /** A restarted replica refuses to lead until a view transition. */
   ceded = false;
   observedNewerView: View = asView(0);

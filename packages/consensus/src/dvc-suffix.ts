@@ -7,6 +7,12 @@
  *   else                          → a blank; nack bit only above our commit point and only
  *                                   when the op is not faulty (a lost entry is not "never
  *                                   prepared", pitfall 3)
+ *
+ * Voting BLIND (an incomplete journal: a restarted partition replica that may have acked ops it
+ * no longer holds, after its abstain bound): no nack bit at all, and the reported op is raised to
+ * the top of the suffix window (commit + 127) so that `op < merged op` never counts as a nack by
+ * omission either. Ops only this replica could vouch for then need every DVC (§5.5: awaiting
+ * repair with fewer than n), and the others' own nacks decide what is truncated.
  */
 import { assert } from '@shoal/stdx';
 import { packSuffix, type SuffixEntryInput } from '@shoal/protocol';
@@ -42,8 +48,9 @@ export interface OwnDvc {
 }
 
 export function buildSuffix(c: Core): { op: number; commit: number; entries: SuffixEntryInput[] } {
-  const op = c.op;
-  const commit = Math.min(c.commitMax, op);
+  const commit = Math.min(c.commitMax, c.op);
+  const blind = c.journalIncomplete && c.votesBlind;
+  const op = blind ? Math.max(c.op, commit + SUFFIX_MAX - 1) : c.op;
   const entries: SuffixEntryInput[] = [];
   if (op === 0) return { op, commit, entries };
   let low = Math.max(commit, 1);
@@ -74,7 +81,7 @@ export function buildSuffix(c: Core): { op: number; commit: number; entries: Suf
         continue;
       }
     }
-    const nack = entryOp > commit && !c.journal.faulty.has(entryOp) && !c.journal.has(entryOp);
+    const nack = !blind && entryOp > commit && !c.journal.faulty.has(entryOp) && !c.journal.has(entryOp);
     entries.push({ header: null, op: BigInt(entryOp), nack });
   }
   return { op, commit, entries };

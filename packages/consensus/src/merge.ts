@@ -6,7 +6,8 @@
  *      (never the lowest suffix op, pitfall 3);
  *   3. op_head_max = max(op of canonical senders, commit_max);
  *   4. scan op = max(commit_max, 1) .. op_head_max: canonical header, tally copies (present
- *      matching headers) and nacks (explicit bits; a log ending below; an older-log_view header
+ *      matching headers) and nacks (explicit bits; a log ending below, unless the sender does not
+ *      know where its log ends: a blank head without a nack bit; an older-log_view header
  *      that differs); abstain outside a sender's window; a nack quorum truncates above commit_max
  *      (and deadlocks at or below it); no usable canonical copy waits for repair (or deadlocks
  *      once all n DVCs are in);
@@ -73,12 +74,22 @@ function noValidHeader(dvcs: readonly DvcRecord[], op: Op): boolean {
   });
 }
 
+/**
+ * A sender that does not know where its log ends: its head entry is a blank without a nack bit
+ * above its commit point (a replica voting blind with an incomplete journal, dvc-suffix.ts; or one
+ * whose head op is faulty). Its log "ending below" an op is then no evidence against that op.
+ */
+function logEndUnknown(dvc: DvcRecord): boolean {
+  const head = dvc.entries[0];
+  return head !== undefined && head.blank && !head.nack && dvc.op > dvc.commit;
+}
+
 function tally(dvcs: readonly DvcRecord[], op: Op, canonical: DvcEntry | null, canonicalLogView: number): { copies: number; nacks: number } {
   let copies = 0;
   let nacks = 0;
   for (const dvc of dvcs) {
     if (dvc.op < op) {
-      nacks++; // its log ends below this op
+      if (!logEndUnknown(dvc)) nacks++; // its log ends below this op
       continue;
     }
     const e = entryAt(dvc, op);
@@ -116,6 +127,13 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
       // header, when every copy was compacted or lost with a memory journal. Deviation: upstream
       // waits for a present copy and deadlocks once all DVCs are in.
       continue;
+    }
+    if (dvcs.length >= replicaCount && op > commitMax && !conflict && copies === 0) {
+      // Every replica spoke and none holds this op's body (some may know its header: a faulty
+      // slot it will not nack, a StartView anchor): nobody can ever serve it. It is dropped with
+      // everything above it. Deviation: upstream deadlocks here forever.
+      opHead = op - 1;
+      break;
     }
     if (conflict || canon === null || copies === 0) {
       return dvcs.length < replicaCount ? { kind: 'awaiting_repair', op } : { kind: 'deadlocked', op };

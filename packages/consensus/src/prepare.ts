@@ -78,8 +78,13 @@ function evict(c: Core, client: bigint, token: ClientToken | null, reason: numbe
 // ---------------------------------------------------------------------------------------------
 // Admission (primary).
 
+/**
+ * The request as the pipeline takes it. The body stays the caller's view: a request proposed at
+ * once is copied into its prepare frame (`propose`), so only a request that is parked needs its
+ * own copy (`admit`). Copying every SendMessages body here cost 15–20 % of the primary's time.
+ */
 function queued(req: ClientRequest, awaiter: Awaiter | null = null): QueuedRequest {
-  return { ...req, body: req.body.slice(), awaiter };
+  return { ...req, awaiter };
 }
 
 /** §4.3 / §7.2 / §7.3: the admission order of a request arriving at this replica. */
@@ -144,7 +149,8 @@ function onRegisterRequest(c: Core, req: ClientRequest): RequestOutcome {
 /** Parks the request when no prepare slot is free (or the primary is catching up), else proposes. */
 export function admit(c: Core, q: QueuedRequest): RequestOutcome {
   if (c.pipeline.full || !c.isCaughtUpPrimary() || !journalHasRoom(c, c.op + 1) || c.pipeline.requests.length > 0) {
-    if (c.pipeline.requests.push(q)) return 'queued';
+    // Parked: the caller may reuse the body's buffer once this call returns.
+    if (c.pipeline.requests.push(q.body.length === 0 ? q : { ...q, body: q.body.slice() })) return 'queued';
     if (q.awaiter !== null) cancelAwaiter(c, q.awaiter, 'pipeline_full', q.client);
     return 'dropped';
   }
@@ -312,6 +318,10 @@ export function onPrepare(c: Core, frame: Uint8Array): string | null {
   if (appends) {
     c.op = op;
     c.lastPrepareChecksum = candidate.checksum;
+    // Repair may already hold ops above this one (it filled in past a hole that this live
+    // prepare now closes): the sequencer advances over the contiguous run, as repair does.
+    while (c.journal.has(c.op + 1)) c.op += 1;
+    if (c.op !== op) c.lastPrepareChecksum = (c.journal.get(c.op) as JournalEntry).checksum;
   }
   if (h.timestamp > c.lastTimestamp) c.lastTimestamp = h.timestamp;
   forwardAlongChain(c, candidate);

@@ -41,9 +41,13 @@ import {
 } from './view-change.js';
 
 /**
- * A replica that lost journal entries abstains from voting while others can elect without it; if
- * the view change has not finished after two status timeouts (e.g. every replica restarted), it
- * votes anyway (upstream's behaviour, with its risk), so the group stays live.
+ * A replica that lost journal entries it may have acked abstains from voting while others can
+ * elect without it. If the view change has not finished after two status timeouts (n = 2 needs
+ * its vote; or too many replicas restarted), it votes BLIND: its DoViewChange says nothing above
+ * its commit point (dvc-suffix.ts), so it never nacks an op it may have acked. If even that does
+ * not finish a view within two more status timeouts (every replica may be blind: all of them
+ * restarted, and nobody can vouch for what was lost), it votes with its short log, nacks and all
+ * (upstream's behaviour, with its risk), so the group stays live.
  */
 function abstainBound(c: Core): void {
   if (!c.journalIncomplete || c.status !== 'view_change') {
@@ -52,9 +56,15 @@ function abstainBound(c: Core): void {
   }
   c.incompleteAbstainTicks += 1;
   if (c.incompleteAbstainTicks < 2 * c.config.ticks.viewChangeStatus) return;
-  c.journalIncomplete = false;
   c.incompleteAbstainTicks = 0;
-  c.event('journal_incomplete_vote', 'abstained for two status timeouts; voting with an incomplete journal');
+  if (!c.votesBlind) {
+    c.votesBlind = true;
+    c.event('journal_incomplete_vote', 'abstained for two status timeouts; voting blind above the commit point');
+  } else {
+    c.votesBlind = false;
+    c.journalIncomplete = false;
+    c.event('journal_incomplete_vote', 'no view while voting blind; voting with an incomplete journal');
+  }
   maybeSendDoViewChange(c);
 }
 
@@ -306,6 +316,7 @@ export class Replica {
       flushOutbox(c);
       if (c.journalIncomplete && c.incompleteUntil > 0 && c.commitMin >= c.incompleteUntil) {
         c.journalIncomplete = false;
+        c.votesBlind = false;
         c.event('journal_complete', `caught up to ${c.incompleteUntil}`);
       }
     }

@@ -138,6 +138,7 @@ function startView(c: Core): void {
   c.status = 'normal';
   c.ceded = false;
   c.op = parked.opHead;
+  capRecoveryBarrier(c);
   const head = c.journal.get(parked.opHead);
   c.lastPrepareChecksum = parked.opHead === 0 ? 0n : (head?.checksum ?? parked.headers[0]?.checksum ?? 0n);
   for (const h of parked.headers) if (h.timestamp > c.lastTimestamp) c.lastTimestamp = h.timestamp;
@@ -145,8 +146,10 @@ function startView(c: Core): void {
   c.timers.stopViewChangeTimers();
   c.timers.normalHeartbeat.stop();
   c.timers.commitMessage.start();
-  // Rebuild the pipeline before anything else can be sequenced (pitfall 1).
-  for (let op = parked.commitMax + 1; op <= parked.opHead; op++) {
+  // Rebuild the pipeline before anything else can be sequenced (pitfall 1). Ops this replica
+  // already applied are committed: the pipeline starts above them even when the merged commit
+  // point is lower (our own DVC, with the higher commit, may not have been in the merge).
+  for (let op = Math.max(parked.commitMax, c.commitMin) + 1; op <= parked.opHead; op++) {
     const entry = c.journal.get(op);
     if (entry === undefined) break;
     if (entry.timestamp > c.lastTimestamp) c.lastTimestamp = entry.timestamp;
@@ -238,10 +241,20 @@ function adopt(c: Core, view: ReturnType<typeof asView>, op: Op, commit: Op, hea
   for (const e of headers) if (e.timestamp > c.lastTimestamp) c.lastTimestamp = e.timestamp;
   reconcile(c, op, commit, new Map(headers.map((e) => [e.op, e.checksum])));
   c.op = op;
+  capRecoveryBarrier(c);
   const head = c.journal.get(op);
   c.lastPrepareChecksum = headers[0]?.op === op ? headers[0].checksum : (head?.checksum ?? c.lastPrepareChecksum);
   c.timers.stopViewChangeTimers();
   c.timers.prepare.stop();
   c.timers.commitMessage.stop();
   c.timers.normalHeartbeat.start();
+}
+
+/**
+ * The recovery barrier (§5.10: a boot with an uncommitted WAL tail) waits for commit_max to reach
+ * the restored head. A newly installed log (view started or adopted) may have truncated that tail:
+ * the barrier then is the installed head, never an op that no longer exists.
+ */
+function capRecoveryBarrier(c: Core): void {
+  if (c.recoveryBarrier > c.op) c.recoveryBarrier = c.op;
 }

@@ -221,6 +221,7 @@ export function onInstallDone(c: Core, done: Extract<Completion, { kind: 'instal
   c.transfer.session = null;
   c.transfer.stage = 'idle';
   c.journalIncomplete = false;
+  c.votesBlind = false;
   commitWalk(c);
   startRepair(c, peer);
 }

@@ -68,8 +68,9 @@ export function maybeSendDoViewChange(c: Core): void {
   if (c.status !== 'view_change' || c.vc.sentDvc) return;
   const others = countBits(c.vc.svcFrom) - (((c.vc.svcFrom >>> c.self) & 1) === 1 ? 1 : 0);
   if (others < c.quorums.svcFromOthers) return;
-  // A replica that lost journal entries it may have acked abstains: its DVC could nack them.
-  if (c.journalIncomplete) return;
+  // A replica that lost journal entries it may have acked abstains (its DVC could nack them),
+  // until it votes blind (dvc-suffix.ts).
+  if (c.journalIncomplete && !c.votesBlind) return;
   const own = buildOwnDvc(c);
   c.vc.sentDvc = true;
   broadcastGated(c, own.frame);
@@ -91,7 +92,7 @@ export function onDoViewChange(c: Core, frame: Uint8Array): string | null {
   if (h.view > c.view) enterViewChange(c, asView(h.view));
   if (c.primaryIndex() !== c.self) return null;
   if (c.status !== 'view_change') return c.drop(11, h.replica, 'dvc_not_in_view_change');
-  if (!c.vc.dvcs.has(c.self) && !c.journalIncomplete) c.vc.dvcs.set(c.self, buildOwnDvc(c).record);
+  if (!c.vc.dvcs.has(c.self) && (!c.journalIncomplete || c.votesBlind)) c.vc.dvcs.set(c.self, buildOwnDvc(c).record);
   if (!c.vc.dvcs.has(h.replica)) c.vc.dvcs.set(h.replica, record);
   if (c.vc.dvcs.size >= c.quorums.viewChange && !c.vc.decided) tryMerge(c);
   return null;
@@ -150,7 +151,7 @@ export function onStartViewChangeTimeout(c: Core): void {
 
 export function onDoViewChangeTimeout(c: Core): void {
   const decidedHere = c.primaryIndex() === c.self && c.vc.decided;
-  if (c.status !== 'view_change' || !c.vc.sentDvc || decidedHere || c.journalIncomplete) {
+  if (c.status !== 'view_change' || !c.vc.sentDvc || decidedHere || (c.journalIncomplete && !c.votesBlind)) {
     c.timers.doViewChangeMessage.stop();
     return;
   }

@@ -108,13 +108,15 @@ describe('merge (§5.5)', () => {
     expect(r).toMatchObject({ kind: 'deadlocked', op: 4 });
   });
 
-  it('no present copy of a canonical header waits for repair while DVCs are missing, then deadlocks', () => {
+  it('no present copy of a canonical header waits for repair while DVCs are missing, then drops it', () => {
     // Replica 0 knows header 3 but cannot serve its body (present bit clear).
     const r0 = dvc(0, 1, 3, 2, [h(3, 1, 1, { present: false }), h(2)]);
     const r1 = dvc(1, 1, 3, 2, [h(3, 1, 1, { present: false }), h(2)]);
     expect(merge([r0, r1], 3, q3)).toEqual({ kind: 'awaiting_repair', op: 3 });
+    // All three in and nobody can serve op 3 (above the commit point): it is dropped (upstream
+    // deadlocks; deviation 16 of docs/internals-consensus-core.md).
     const r2 = dvc(2, 1, 3, 2, [h(3, 1, 1, { present: false }), h(2)]);
-    expect(merge([r0, r1, r2], 3, q3)).toEqual({ kind: 'deadlocked', op: 3 });
+    expect(merge([r0, r1, r2], 3, q3)).toMatchObject({ kind: 'ready', opHead: 2, commitMax: 2 });
   });
 
   it('canonical senders that disagree at an op wait for repair', () => {
@@ -164,5 +166,38 @@ describe('merge (§5.5)', () => {
     expect(r).toMatchObject({ kind: 'ready', opHead: 3, commitMax: 3 });
     const lost = merge([dvc(0, 1, 3, 3, [blank(3, false)]), dvc(1, 1, 3, 3, [blank(3, false)])], 3, q3);
     expect(lost).toMatchObject({ kind: 'ready', opHead: 3, commitMax: 3, headers: [] });
+  });
+
+  // Regression (found by the VOPR, 2-replica seeds 5161 and 5571): a replica that lost its journal
+  // votes blind (dvc-suffix.ts): its head entry is a blank without a nack bit, its op the top of its
+  // window (commit + 127). Ops above that window must not count as nacked "by omission": it does
+  // not know where its log ends. Here the other replica holds committed ops beyond the window.
+  it('a blind DoViewChange (blank head, no nack) does not nack by omission above its window', () => {
+    const blindEntries: DvcEntry[] = [];
+    for (let x = 127; x >= 1; x--) blindEntries.push(blank(x, false));
+    const blind = dvc(0, 0, 127, 0, blindEntries);
+    const full = dvc(1, 0, 132, 131, chainA(132, 131));
+    const q2 = quorums(2);
+    const r = merge([blind, full], 2, q2);
+    expect(r).toMatchObject({ kind: 'ready', opHead: 132, commitMax: 131 });
+    // A normal short log still nacks by omission (its head is a real header).
+    const short = dvc(0, 0, 127, 0, chainA(127, 1));
+    const truncated = merge([short, dvc(1, 0, 133, 126, chainA(133, 126))], 2, q2);
+    expect(truncated).toMatchObject({ kind: 'ready', opHead: 127 });
+  });
+
+  // Regression (found by the VOPR, seed 7576 with 5 replicas): every replica lost op 40 (each had
+  // it, truncated it in a reconcile and marked it faulty: it may have acked it, so it never nacks
+  // it) and nobody else holds it. With all n DoViewChanges in, no replica can ever serve it:
+  // waiting deadlocks the group forever. It is dropped with everything above it.
+  it('an op no replica holds a header for, with all n DVCs in, is dropped instead of deadlocking', () => {
+    const faultyAt5 = (replica: number): DvcRecord => dvc(replica, 1, 5, 4, [blank(5, false), h(4)]);
+    const r = merge([faultyAt5(0), faultyAt5(1), faultyAt5(2)], 3, q3);
+    expect(r).toMatchObject({ kind: 'ready', opHead: 4, commitMax: 4 });
+    // With a DVC missing, it still waits (the missing replica may hold it).
+    expect(merge([faultyAt5(0), faultyAt5(1)], 3, q3)).toEqual({ kind: 'awaiting_repair', op: 5 });
+    // The same when some know its header (without the body): nobody can serve it.
+    const headerOnly = (replica: number): DvcRecord => dvc(replica, 1, 5, 4, [h(5, 1, 1, { present: false }), h(4)]);
+    expect(merge([headerOnly(0), headerOnly(1), faultyAt5(2)], 3, q3)).toMatchObject({ kind: 'ready', opHead: 4 });
   });
 });

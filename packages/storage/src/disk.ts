@@ -131,7 +131,13 @@ export function joinPath(...parts: string[]): string {
   return normalizePath(parts.filter((p) => p.length > 0).join('/'));
 }
 
+/** An absolute path with no empty, `.` or `..` component and no trailing slash: already normal. */
+const NORMAL_ABSOLUTE = /^(\/[^/]+)+$/;
+const DOT_COMPONENT = /\/\.\.?(\/|$)/;
+
 export function normalizePath(path: string): string {
+  // Fast path (the simulated disk normalizes every path it is handed).
+  if (NORMAL_ABSOLUTE.test(path) && !DOT_COMPONENT.test(path)) return path;
   const absolute = path.startsWith('/');
   const out: string[] = [];
   for (const part of path.split('/')) {

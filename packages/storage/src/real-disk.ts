@@ -193,12 +193,19 @@ export class RealDisk implements Disk {
       if (parent === at) break;
       at = parent;
     }
-    try {
-      for (const dir of missing) fs.mkdirSync(dir);
-    } catch (error) {
-      mapError(error, 'mkdir', path);
+    const created: string[] = [];
+    for (const dir of missing) {
+      try {
+        fs.mkdirSync(dir);
+        created.push(dir);
+      } catch (error) {
+        // Another thread of the process (two shards opening sibling partitions) made it between
+        // the existence check and the mkdir: it exists, which is all mkdirp promises.
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST' && fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true) continue;
+        mapError(error, 'mkdir', path);
+      }
     }
-    return missing;
+    return created;
   }
 
   rmdir(path: string): void {

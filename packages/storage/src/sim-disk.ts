@@ -76,8 +76,21 @@ type Pending =
 class Inode {
   data = new Uint8Array(0);
   length = 0;
-  durable = new Uint8Array(0);
   pending: Pending[] = [];
+  /** The durable image: `#durableBuf[0, #durableLength)`, grown like `data`. */
+  #durableBuf = new Uint8Array(0);
+  #durableLength = 0;
+  /** Lowest byte position that may differ between the volatile and the durable image. */
+  #dirtyFrom = 0;
+
+  get durable(): Uint8Array {
+    return this.#durableBuf.subarray(0, this.#durableLength);
+  }
+
+  set durable(image: Uint8Array) {
+    this.#durableBuf = image.slice();
+    this.#durableLength = image.length;
+  }
 
   bytes(): Uint8Array {
     return this.data.subarray(0, this.length);
@@ -94,6 +107,7 @@ class Inode {
     this.ensure(position + bytes.length);
     if (position > this.length) this.data.fill(0, this.length, position);
     this.data.set(bytes, position);
+    this.#dirtyFrom = Math.min(this.#dirtyFrom, Math.min(position, this.length));
     this.length = Math.max(this.length, position + bytes.length);
   }
 
@@ -102,14 +116,39 @@ class Inode {
       this.ensure(length);
       this.data.fill(0, this.length, length);
     }
+    this.#dirtyFrom = Math.min(this.#dirtyFrom, Math.min(length, this.length));
     this.length = length;
+  }
+
+  /**
+   * fsync: the durable image becomes the volatile one. Only the bytes from the lowest position
+   * written or truncated since the last sync are copied (a sync costs what changed, not the file).
+   */
+  sync(): void {
+    const from = Math.min(this.#dirtyFrom, this.length, this.#durableLength);
+    if (this.#durableBuf.length < this.length) {
+      const next = new Uint8Array(Math.max(this.length, this.#durableBuf.length * 2, 4096));
+      next.set(this.#durableBuf.subarray(0, from));
+      this.#durableBuf = next;
+    }
+    this.#durableBuf.set(this.data.subarray(from, this.length), from);
+    this.#durableLength = this.length;
+    this.#dirtyFrom = this.length;
+    this.pending = [];
   }
 
   resetTo(image: Uint8Array): void {
     this.data = image.slice();
     this.length = image.length;
-    this.durable = image.slice();
+    this.durable = image;
+    this.#dirtyFrom = image.length;
     this.pending = [];
+  }
+
+  /** Bit rot at rest (both images). */
+  flip(position: number, mask: number): void {
+    this.data[position] = (this.data[position] as number) ^ mask;
+    if (position < this.#durableLength) this.#durableBuf[position] = (this.#durableBuf[position] as number) ^ mask;
   }
 }
 
@@ -228,8 +267,7 @@ export class SimDisk implements Disk {
   corruptAtRest(path: string, position: number, mask = 0x01): void {
     const inode = this.#fileInode(normalizePath(path), 'corrupt');
     assert(position >= 0 && position < inode.length, 'SimDisk.corruptAtRest: position out of range');
-    inode.data[position] = (inode.data[position] as number) ^ mask;
-    if (position < inode.durable.length) inode.durable[position] = (inode.durable[position] as number) ^ mask;
+    inode.flip(position, mask);
     this.#record('bit_rot', path, position, 1, `xor 0x${mask.toString(16)}`, false);
   }
 
@@ -327,15 +365,11 @@ export class SimDisk implements Disk {
   }
 
   fsync(fd: Fd): void {
-    const file = this.#fileForMutation(fd, 'fsync');
-    file.inode.durable = file.inode.bytes().slice();
-    file.inode.pending = [];
+    this.#fileForMutation(fd, 'fsync').inode.sync();
   }
 
   fdatasync(fd: Fd): void {
-    const file = this.#fileForMutation(fd, 'fdatasync');
-    file.inode.durable = file.inode.bytes().slice();
-    file.inode.pending = [];
+    this.#fileForMutation(fd, 'fdatasync').inode.sync();
   }
 
   fsyncDir(path: string): void {
@@ -343,8 +377,10 @@ export class SimDisk implements Disk {
     this.#mutation('fsync(dir)', p);
     if (this.#entries.get(p)?.kind !== 'directory') throw new DiskError('ENOENT', 'fsync(dir)', p);
     const children = new Set<string>();
-    for (const key of this.#entries.keys()) if (key !== ROOT && dirname(key) === p) children.add(key);
-    for (const key of this.#durableEntries.keys()) if (key !== ROOT && dirname(key) === p) children.add(key);
+    const prefix = p === ROOT ? ROOT : `${p}/`;
+    const isChild = (key: string): boolean => key !== ROOT && key.startsWith(prefix) && key.indexOf('/', prefix.length) === -1;
+    for (const key of this.#entries.keys()) if (isChild(key)) children.add(key);
+    for (const key of this.#durableEntries.keys()) if (isChild(key)) children.add(key);
     for (const child of children) {
       const entry = this.#entries.get(child);
       if (entry === undefined) this.#durableEntries.delete(child);
