@@ -18,6 +18,7 @@ export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   'apps/vopr': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'client', 'simulator'],
   'bench/micro': ['stdx', 'protocol', 'ring', 'consensus', 'storage', 'state', 'replica'],
   'bench/load': ['stdx', 'protocol', 'client', 'runtime'],
+  'bench/node': ['stdx', 'protocol', 'client'],
 };
 
 /** Packages whose src must be pure: no clocks, randomness, timers, promises of I/O, or node: modules. */

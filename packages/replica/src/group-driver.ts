@@ -1,0 +1,267 @@
+/**
+ * `GroupDriver`: one consensus group's core plus the loop that performs its effects, in order,
+ * against a plane backend (storage + state machine, implemented by `MetadataDriver` and
+ * `PartitionDriver`) and the host's transport.
+ *
+ *   entry point ─▶ core ─▶ effects ─▶ perform in order ─▶ completions ─▶ core ─▶ … (until quiescent)
+ *                                        │ journal_append: appendNoSync, completion held
+ *                                        ▼
+ *   flush() ─▶ ONE fdatasync for every held append ─▶ journal_written completions ─▶ core ─▶ …
+ *
+ * Durability order: the core withholds every send that vouches for a WAL entry until its
+ * `journal_written` completion arrives, and that completion is produced only after the group
+ * fdatasync in `flush()`. Superblock, snapshot and install steps are durable before their
+ * completions. Completions can be delayed by `completionDelay` ticks (the simulator's disk
+ * latency); delivery order among ready completions is FIFO.
+ */
+import type { ClientRequest, Completion, Effect, Replica, ReplicaStatus, RequestOutcome } from '@shoal/consensus';
+import { assert } from '@shoal/stdx';
+import type { DriverHooks, DriverOptions, FatalReason, Transport } from './ports.js';
+
+/** A drain that has not quiesced after this many rounds is a livelock: our bug. */
+const DRAIN_ROUNDS_MAX = 1_000_000;
+/** flush() repeats while completions keep producing appends; bound on the repeats. */
+const FLUSH_ROUNDS_MAX = 10_000;
+
+interface Delayed {
+  readonly due: number;
+  readonly completion: Completion;
+}
+
+/** The arguments a plane subclass hands the base class. */
+export interface GroupDriverParts {
+  readonly group: bigint;
+  readonly replica: Replica;
+  readonly options: DriverOptions;
+}
+
+export abstract class GroupDriver {
+  readonly group: bigint;
+  /** The core (read-only inspection: metrics, checkers; never call its entry points directly). */
+  readonly replica: Replica;
+  readonly #transport: Transport;
+  readonly #hooks: DriverHooks;
+  readonly #autoFlush: boolean;
+  readonly #delay: ((completion: Completion) => number) | null;
+  #ticks = 0;
+  #ready: Completion[] = [];
+  #delayed: Delayed[] = [];
+  /** WAL appends performed (appendNoSync) whose completion waits for the group fdatasync. */
+  #unsynced: { op: number; checksum: bigint }[] = [];
+  #fatal: string | null = null;
+  #draining = false;
+
+  protected constructor(parts: GroupDriverParts) {
+    this.group = parts.group;
+    this.replica = parts.replica;
+    this.#transport = parts.options.transport;
+    this.#hooks = parts.options.hooks ?? {};
+    this.#autoFlush = parts.options.autoFlush ?? false;
+    this.#delay = parts.options.completionDelay ?? null;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Entry points.
+
+  /** A replica-plane frame for this group. Returns null when handled, else the drop reason. */
+  onMessage(frame: Uint8Array): string | null {
+    if (this.#fatal !== null) return 'stopped';
+    const refused = this.admitFrame(frame);
+    if (refused !== null) {
+      this.#hooks.dropped?.(frame.length > 60 ? (frame[60] as number) : -1, frame.length > 61 ? (frame[61] as number) : -1, refused);
+      return refused;
+    }
+    const reason = this.replica.onMessage(frame);
+    this.#after();
+    return reason;
+  }
+
+  /** An authenticated (and, on the metadata plane, admitted) client request. */
+  onRequest(request: ClientRequest): RequestOutcome {
+    if (this.#fatal !== null) return 'dropped';
+    const outcome = this.replica.onRequest(request);
+    this.#after();
+    return outcome;
+  }
+
+  /** One 10 ms tick: due deferred completions first, then the core's tick. */
+  tick(): void {
+    if (this.#fatal !== null) return;
+    this.#ticks += 1;
+    if (this.#delayed.length > 0) {
+      const due = this.#delayed.filter((d) => d.due <= this.#ticks);
+      if (due.length > 0) {
+        this.#delayed = this.#delayed.filter((d) => d.due > this.#ticks);
+        for (const d of due) this.#ready.push(d.completion);
+        this.drain();
+      }
+    }
+    if (this.#fatal !== null) return;
+    this.replica.tick();
+    this.#after();
+  }
+
+  /**
+   * End of a host turn: one fdatasync covers every WAL append performed since the last flush
+   * (group commit); their completions then release the sends that vouch for them.
+   */
+  flush(): void {
+    for (let round = 0; this.#fatal === null; round++) {
+      assert(round < FLUSH_ROUNDS_MAX, 'flush: appends keep coming (livelock)');
+      this.drain();
+      if (this.#unsynced.length === 0 || this.#fatal !== null) return;
+      const synced = this.syncJournal();
+      if (synced !== null) {
+        this.stop('journal_io', synced);
+        return;
+      }
+      const done = this.#unsynced;
+      this.#unsynced = [];
+      for (const u of done) this.#complete({ kind: 'journal_written', op: u.op, checksum: u.checksum, ok: true });
+    }
+  }
+
+  /** True when a flush() would do something (held appends or ready completions). */
+  get needsFlush(): boolean {
+    return this.#unsynced.length > 0 || this.#ready.length > 0;
+  }
+
+  get status(): ReplicaStatus {
+    return this.replica.status;
+  }
+
+  /** The reason the driver stopped, or null while it runs. */
+  get fatal(): string | null {
+    return this.#fatal;
+  }
+
+  /** Driver ticks so far. */
+  get ticks(): number {
+    return this.#ticks;
+  }
+
+  /** Completions not yet delivered (held appends, ready, delayed): for tests and checkers. */
+  get pendingCompletions(): number {
+    return this.#unsynced.length + this.#ready.length + this.#delayed.length;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // For subclasses.
+
+  protected get hooks(): DriverHooks {
+    return this.#hooks;
+  }
+
+  /** Stops the driver: every later entry point is a no-op. The hook is called once. */
+  protected stop(reason: FatalReason, detail: string): void {
+    if (this.#fatal !== null) return;
+    this.#fatal = `${reason}: ${detail}`;
+    this.#hooks.fatal?.(reason, detail);
+  }
+
+  /** Runs a subclass entry point into the core and performs what it produced. */
+  protected run<T>(body: () => T, fallback: T): T {
+    if (this.#fatal !== null) return fallback;
+    const result = body();
+    this.#after();
+    return result;
+  }
+
+  /** Drains the core's effects and ready completions until quiescent. */
+  protected drain(): void {
+    if (this.#draining) return; // re-entrant call from a hook: the outer loop continues
+    this.#draining = true;
+    try {
+      for (let round = 0; this.#fatal === null; round++) {
+        assert(round < DRAIN_ROUNDS_MAX, 'driver: effects never quiesce (livelock)');
+        this.beforeEffects();
+        if (this.#fatal !== null) return;
+        const effects = this.replica.takeEffects();
+        for (const effect of effects) {
+          this.#perform(effect);
+          if (this.#fatal !== null) return;
+        }
+        if (effects.length > 0) continue;
+        const next = this.#ready.shift();
+        if (next === undefined) return;
+        this.#hooks.completed?.(next);
+        this.replica.onStorageDone(next);
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  /** Called before the effects of each core call are performed (partition: write committed batches). */
+  protected beforeEffects(): void {}
+
+  /**
+   * Sees every inbound frame before the core: a plane's extra ingress checks (a reason drops the
+   * frame) and bookkeeping (requester: remember accepted manifests).
+   */
+  protected admitFrame(_frame: Uint8Array): string | null {
+    return null;
+  }
+
+  /** fdatasync of the WAL; null when done, else why it failed (the WAL is then poisoned). */
+  protected syncJournal(): string | null {
+    return null;
+  }
+
+  /** Plane effects (storage, state transfer). Returns the completion to deliver, or null. */
+  protected abstract performStorage(effect: Effect): Completion | null;
+
+  // -------------------------------------------------------------------------------------------
+
+  #after(): void {
+    this.drain();
+    if (this.#autoFlush) this.flush();
+  }
+
+  #complete(completion: Completion): void {
+    const delay = this.#delay === null ? 0 : this.#delay(completion);
+    if (delay > 0) this.#delayed.push({ due: this.#ticks + delay, completion });
+    else this.#ready.push(completion);
+  }
+
+  #perform(effect: Effect): void {
+    const hooks = this.#hooks;
+    switch (effect.kind) {
+      case 'send':
+        this.#transport.sendToReplica(effect.to, effect.frame);
+        return;
+      case 'client_frame':
+        this.#transport.sendToClient(effect.client, effect.token, effect.frame);
+        return;
+      case 'journal_append': {
+        const done = this.performStorage(effect);
+        // A performed append waits for the group fdatasync; a failed one completes at once.
+        if (done === null) this.#unsynced.push({ op: effect.op, checksum: effect.checksum });
+        else this.#complete(done);
+        return;
+      }
+      case 'committed':
+        hooks.committed?.(effect.op, effect.operation, hooks.committed === undefined ? null : (this.replica.core.journal.get(effect.op)?.checksum ?? null));
+        return;
+      case 'session_result':
+        hooks.sessionResult?.({
+          token: effect.token, client: effect.client, session: effect.session, outcome: effect.outcome,
+          epoch: effect.epoch, watermark: effect.watermark,
+        });
+        return;
+      case 'dropped':
+        hooks.dropped?.(effect.command, effect.from, effect.reason);
+        return;
+      case 'event':
+        hooks.event?.(effect.name, effect.detail);
+        return;
+      case 'fatal':
+        this.stop('consensus', effect.reason);
+        return;
+      default: {
+        const done = this.performStorage(effect);
+        if (done !== null) this.#complete(done);
+      }
+    }
+  }
+}

@@ -1,0 +1,720 @@
+/**
+ * `PartitionDriver`: one partition group on its segment storage. The journal is in memory (the
+ * core's); committed batches go to the `PartitionLog`, consumer offsets to their files.
+ *
+ * THE COMMIT FRONTIER. The segments hold batches, not ops, so the op the durable log reflects is
+ * recorded separately: the partition superblock's `checkpoint_op` (F) and `offset_frontier` (O)
+ * say "the segments up to offset O are exactly the committed state after op F". It is rewritten
+ * whenever an append ended with the segments fdatasynced, after an install or a purge, at close,
+ * and with every superblock write the core asks for. At boot (`open`):
+ *
+ *   log end L == O   restore commit F
+ *   L > O            unsynced batches above O survived the crash, with unknown ops:
+ *                      n > 1: cut the log back to O (peers still hold those ops; repair refetches)
+ *                      n = 1: adopt them, one op per batch (nobody else numbers these ops)
+ *   L < O            the disk lost synced data: wipe the partition, restore commit 0 with prior
+ *                    state (ceded, journal incomplete: repair / state transfer refills it)
+ */
+import {
+  type Completion, type ConsensusConfig, type DurableVsrState, type Effect, type RestoreRecord, Replica, makeConfig,
+  partitionPlane,
+} from '@shoal/consensus';
+import { ErrorCode, type ManifestEntry, OFFSET_SIZE, Operation, PREPARE_LAYOUT, validateBatch } from '@shoal/protocol';
+import {
+  type ConsumerRef, decodeDeleteOffsetBody, decodeStoreOffsetBody, type MessageLog, type Outcome, type PartitionCounters, type PartitionIdentity, PartitionState,
+  type PollReply, type PollRequest, pollPartition,
+} from '@shoal/state';
+import { assert } from '@shoal/stdx';
+import {
+  type Disk, INDEX_ENTRY_SIZE, PartitionInstaller, PartitionStorage, type PartitionStorageOptions, PARTITION_STORAGE_DEFAULTS,
+  type RetentionPolicy, type StateOffer, type VsrState, applyRetention, buildPartitionOffer, deleteSegments, parseSegmentFileName,
+  dirname, joinPath, removeTreeDurable, writePurgeRecord,
+} from '@shoal/storage';
+import { GroupDriver } from './group-driver.js';
+import { syncFile } from './metadata-driver.js';
+import { PartitionAdapter, type StorageWork } from './partition-adapter.js';
+import type { DriverOptions, OpenResult } from './ports.js';
+import { TransferStaging } from './transfer-staging.js';
+
+export interface PartitionDriverOptions extends DriverOptions {
+  /** The partition directory (`DataDirLayout.partitionDir`). */
+  readonly dir: string;
+  /** The packed group key (stream << 32 | topic << 20 | partition). */
+  readonly group: bigint;
+  readonly identity: PartitionIdentity;
+  /** The topic's storage options (segment size, fsync policy, read-ahead). */
+  readonly storage?: Partial<PartitionStorageOptions>;
+  /**
+   * The partition's `created_revision` (metadata). A directory left by an earlier incarnation of
+   * the same group (deleted, then re-created) is wiped first; the revision is recorded in
+   * `purge.gen` for the next boot.
+   */
+  readonly createdRevision?: bigint;
+}
+
+/** What the metadata plane committed about this partition (after each commit touching it). */
+export interface PartitionObservation {
+  readonly purgeGeneration: bigint;
+  readonly createdRevision: bigint;
+  readonly deletedUpToOffset: bigint;
+}
+
+interface Frontier {
+  readonly op: number;
+  readonly offset: number;
+}
+
+function fullConfig(input: DriverOptions['config']): ConsensusConfig {
+  const c = input as ConsensusConfig;
+  return c.ticks !== undefined && c.effectsCapacity !== undefined && Object.isFrozen(c) ? c : makeConfig(input);
+}
+
+const COMMAND_REPAIR_PREPARE = 19;
+const KIND_TO_STORE = { consumer: 'consumer', consumer_group: 'group' } as const;
+
+/** Poll read failures surface as a typed code, never as a crash. */
+class ReadFailure extends Error {}
+
+/** storage's PartitionReader as state's MessageLog (records copied out of the read-ahead buffer). */
+class SegmentMessageLog implements MessageLog {
+  readonly #driver: PartitionDriver;
+
+  constructor(driver: PartitionDriver) {
+    this.#driver = driver;
+  }
+
+  firstOffset(): bigint | null {
+    const log = this.#driver.storage.log;
+    return log.empty ? null : BigInt(log.startOffset);
+  }
+
+  lastOffset(): bigint | null {
+    const log = this.#driver.storage.log;
+    return log.empty ? null : BigInt(log.nextOffset - 1);
+  }
+
+  offsetAtTimestamp(timestamp: bigint): bigint | null {
+    const poll = this.#driver.storage.reader.byTimestamp(Number(timestamp), 1);
+    if (!poll.ok) throw new ReadFailure(poll.error.kind);
+    return poll.value.messageCount === 0 ? null : BigInt(poll.value.firstOffset);
+  }
+
+  read(from: bigint, count: number): readonly Uint8Array[] {
+    const poll = this.#driver.storage.reader.byOffset(Number(from), count);
+    if (!poll.ok) throw new ReadFailure(poll.error.kind);
+    return poll.value.batches.map((b) => {
+      if (b.parts.length === 1) return (b.parts[0] as Uint8Array).slice();
+      const out = new Uint8Array(b.byteLength);
+      let at = 0;
+      for (const part of b.parts) {
+        out.set(part, at);
+        at += part.length;
+      }
+      return out;
+    });
+  }
+}
+
+export class PartitionDriver extends GroupDriver {
+  readonly config: ConsensusConfig;
+  readonly dir: string;
+  readonly identity: PartitionIdentity;
+  readonly messageLog: MessageLog;
+  readonly #options: PartitionDriverOptions;
+  readonly #storageOptions: PartitionStorageOptions;
+  readonly #adapter: PartitionAdapter;
+  #storage: PartitionStorage;
+  #frontier: Frontier;
+  /** The (view, log_view, commit_max) of the last superblock written (frontier writes repeat it). */
+  #durable: DurableVsrState | null;
+  readonly #offers = new Map<string, StateOffer>();
+  readonly #staging: TransferStaging<PartitionInstaller>;
+
+  private constructor(
+    options: PartitionDriverOptions, config: ConsensusConfig, replica: Replica, adapter: PartitionAdapter,
+    storage: PartitionStorage, storageOptions: PartitionStorageOptions, frontier: Frontier, durable: DurableVsrState | null,
+  ) {
+    super({ group: options.group, replica, options });
+    this.#options = options;
+    this.config = config;
+    this.dir = options.dir;
+    this.identity = options.identity;
+    this.#adapter = adapter;
+    this.#storage = storage;
+    this.#storageOptions = storageOptions;
+    this.#frontier = frontier;
+    this.#durable = durable;
+    this.messageLog = new SegmentMessageLog(this);
+    this.#staging = new TransferStaging(config.messageSizeMax, (entries, commitOp) => {
+      const installer = new PartitionInstaller(options.disk, options.dir, entries, BigInt(commitOp));
+      const begun = installer.begin();
+      return begun.ok ? { installer } : { reason: begun.error.kind === 'invalid' ? begun.error.reason : 'staging_io' };
+    });
+  }
+
+  /** Opens (creating when missing) and recovers the partition in `options.dir`, then builds the core. */
+  static open(options: PartitionDriverOptions): OpenResult<PartitionDriver> {
+    const config = fullConfig(options.config);
+    const storageOptions: PartitionStorageOptions = { ...PARTITION_STORAGE_DEFAULTS, ...options.storage };
+    let opened = openStorage(options.disk, options.dir, storageOptions);
+    if (typeof opened === 'string') return { ok: false, reason: 'partition_recovery_refused', detail: opened };
+    if (options.createdRevision !== undefined && opened.purgeRecord.createdRevision !== options.createdRevision) {
+      const fresh = recreate(options.disk, opened, storageOptions, options.createdRevision);
+      if (typeof fresh === 'string') {
+        return { ok: false, reason: fresh.startsWith('io:') || fresh.startsWith('recreate:') ? 'partition_io' : 'partition_recovery_refused', detail: fresh };
+      }
+      opened = fresh;
+    }
+    let storage = opened;
+    const sbRead = storage.superblock.read();
+    if (!sbRead.ok) return { ok: false, reason: 'partition_io', detail: sbRead.error.message };
+    if (sbRead.value.kind === 'refused') return { ok: false, reason: 'partition_recovery_refused', detail: sbRead.value.reason };
+    const sb: VsrState | null = sbRead.value.kind === 'ok' ? sbRead.value.state : null;
+    if (sb !== null && (sb.clusterId !== config.cluster || sb.replicaId !== config.replica || sb.replicaCount !== config.replicaCount)) {
+      return { ok: false, reason: 'partition_recovery_refused', detail: 'superblock identity differs from the configuration' };
+    }
+    const priorState = options.rejoin === true || sb !== null || storage.log.nextOffset > 0;
+    let frontier: Frontier = sb === null ? { op: 0, offset: 0 } : { op: Number(sb.checkpointOp), offset: Number(sb.offsetFrontier) };
+    let rewrite = false;
+    if (storage.log.nextOffset > frontier.offset) {
+      if (config.replicaCount === 1) {
+        // Adopted bytes may be page cache of the previous process: make them durable first.
+        for (const segment of storage.log.segments) {
+          const problem = syncFile(options.disk, segment.logPath) ?? syncFile(options.disk, segment.indexPath);
+          if (problem !== null) return { ok: false, reason: 'partition_io', detail: problem };
+        }
+        frontier = { op: frontier.op + batchesFrom(storage, frontier.offset), offset: storage.log.nextOffset };
+      } else {
+        const cut = cutLog(options.disk, storage, storageOptions, frontier.offset);
+        if (typeof cut === 'string') return { ok: false, reason: 'partition_io', detail: cut };
+        storage = cut;
+      }
+      rewrite = true;
+    }
+    // Below the frontier (also after a cut, should the reopen have found less): the disk lost
+    // data it had made durable. Start over empty; peers refill it.
+    if (storage.log.nextOffset !== frontier.offset) {
+      const wiped = wipe(options.disk, storage, storageOptions);
+      if (typeof wiped === 'string') return { ok: false, reason: 'partition_io', detail: wiped };
+      storage = wiped;
+      frontier = { op: 0, offset: 0 };
+      rewrite = true;
+    }
+    const state = new PartitionState(options.identity);
+    const offsets = storage.offsets.snapshot(storage.purgeRecord.generation, BigInt(frontier.offset));
+    state.install({
+      purgeGeneration: offsets.purgeGeneration,
+      nextOffset: offsets.nextOffset,
+      consumers: offsets.consumers.map((e) => [e.id, e.offset] as const),
+      groups: offsets.groups.map((e) => [e.id, e.offset] as const),
+    }, BigInt(frontier.op));
+    const durable: DurableVsrState | null = sb === null ? null : {
+      view: sb.view, logView: sb.logView, commitMax: Number(sb.commitMax), checkpointOp: 0, checkpointChecksum: 0n,
+    };
+    const live: { on: boolean } = { on: false };
+    const adapter = new PartitionAdapter(state, options.group, frontier.op, {
+      applied: (op) => {
+        if (live.on) options.hooks?.applied?.(op);
+      },
+    });
+    const record: RestoreRecord = {
+      priorState, superblock: durable, checkpointOp: 0, checkpointChecksum: 0n, journal: [], faultyOps: [], clientTable: null,
+      commit: frontier.op,
+    };
+    const replica = new Replica({ config, plane: partitionPlane(options.group), stateMachine: adapter, time: options.time, prng: options.prng, restore: record });
+    live.on = true;
+    const driver = new PartitionDriver(options, config, replica, adapter, storage, storageOptions, frontier, durable);
+    if (rewrite && !driver.#writeFrontier(frontier)) return { ok: false, reason: 'partition_io', detail: 'frontier superblock write failed' };
+    driver.drain();
+    return { ok: true, driver };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Partition host duties.
+
+  get state(): PartitionState {
+    return this.#adapter.state;
+  }
+
+  get storage(): PartitionStorage {
+    return this.#storage;
+  }
+
+  /** The durable commit frontier (op, offset). */
+  get frontier(): Frontier {
+    return this.#frontier;
+  }
+
+  /** PollMessages on this partition (auto-commit only when `primary`). */
+  poll(request: PollRequest, primary: boolean): { ok: true; reply: PollReply } | { ok: false; code: number } {
+    try {
+      const result = pollPartition(this.#adapter.state, this.messageLog, request, primary);
+      if (result.ok && primary && request.autoCommit && result.reply.lastOffset !== null) {
+        this.#storeOffset(request.consumer, this.#adapter.state.offsets.get(request.consumer) ?? result.reply.lastOffset);
+      }
+      return result;
+    } catch (error) {
+      if (!(error instanceof ReadFailure)) throw error;
+      this.hooks.event?.('poll_read_failed', error.message);
+      return { ok: false, code: ErrorCode.CannotReadMessage };
+    }
+  }
+
+  /** NoAck consumer-offset write on the partition primary: state + offset file, no consensus. */
+  applyOffsetWriteLocally(operation: number, body: Uint8Array): Outcome {
+    const outcome = this.#adapter.state.applyOffsetWriteLocally(operation, body);
+    if (outcome.ok) this.#persistOffsetOp(operation, body);
+    return outcome;
+  }
+
+  /** Poll auto-commit outside `poll` (keeps the maximum). */
+  autoCommit(consumer: ConsumerRef, offset: bigint): void {
+    this.#adapter.state.autoCommit(consumer, offset);
+    const stored = this.#adapter.state.offsets.get(consumer);
+    if (stored !== undefined) this.#storeOffset(consumer, stored);
+  }
+
+  /**
+   * The metadata plane committed something about this partition: a higher purge generation
+   * resets it (storage purge, offsets restart at 0); a higher delete watermark deletes the
+   * sealed segments wholly below it.
+   */
+  observePartition(observation: PartitionObservation): void {
+    if (this.fatal !== null) return;
+    const state = this.#adapter.state;
+    if (observation.purgeGeneration > state.purgeGeneration) {
+      this.drain();
+      const purged = this.#storage.purge(observation.purgeGeneration, observation.createdRevision);
+      if (!purged.ok) {
+        this.stop('partition_io', `purge: ${purged.error.message}`);
+        return;
+      }
+      state.observePurge(observation.purgeGeneration);
+      this.#writeFrontier({ op: this.#adapter.lastApplied, offset: 0 });
+    }
+    if (observation.deletedUpToOffset > state.deletedUpToOffset) {
+      state.observeDeleteWatermark(observation.deletedUpToOffset);
+      const log = this.#storage.log;
+      let count = 0;
+      for (const segment of log.segments) {
+        if (!segment.sealed || BigInt(segment.endOffset + 1) > observation.deletedUpToOffset) break;
+        count++;
+      }
+      if (count > 0) {
+        const deleted = deleteSegments(log, count);
+        if (!deleted.ok) this.stop('partition_io', `delete segments: ${deleted.error.message}`);
+      }
+    }
+  }
+
+  /** One retention pass (expiry / size), from a host timer. */
+  applyRetention(policy: RetentionPolicy, nowMicros: number): number {
+    const outcome = applyRetention(this.#storage.log, policy, nowMicros);
+    if (!outcome.ok) {
+      this.stop('partition_io', `retention: ${outcome.error.message}`);
+      return 0;
+    }
+    return outcome.value.expired + outcome.value.oversize;
+  }
+
+  counters(): PartitionCounters {
+    const log = this.#storage.log;
+    return {
+      currentOffset: this.#adapter.state.currentOffset,
+      segmentsCount: log.segments.length,
+      sizeBytes: BigInt(log.sizeBytes),
+      messagesCount: BigInt(log.nextOffset - log.startOffset),
+    };
+  }
+
+  /** Clean shutdown: flush, sync the log, record the frontier, close files. */
+  close(): void {
+    this.flush();
+    this.#staging.abortAll();
+    if (this.fatal === null) this.#syncAndRecordFrontier();
+    this.#storage.close();
+  }
+
+  /** The partition was deleted: close and remove its directory. */
+  destroy(): void {
+    this.#staging.abortAll();
+    this.#storage.close();
+    removeTreeDurable(this.#options.disk, this.dir);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Plane effects.
+
+  /**
+   * Partition prepare bodies carry no body seal on the wire (§2.4, §13.2: the identity covers the
+   * header only), and the core journals REPAIRED prepares without the live path's batch check. A
+   * bit flipped in transit would then be committed as the canonical batch. So a RepairPrepare of
+   * SendMessages is admitted only when its batch verifies (every frame checksum and the batch
+   * checksum); live prepares get the same check from the adapter's `verify`.
+   */
+  protected override admitFrame(frame: Uint8Array): string | null {
+    if (frame.length > 256 && frame[60] === COMMAND_REPAIR_PREPARE && frame[PREPARE_LAYOUT.operation.offset] === Operation.SendMessages) {
+      const size = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getUint32(OFFSET_SIZE, true);
+      if (size <= frame.length && size > 256) {
+        const verdict = validateBatch(frame.subarray(256, size));
+        if (!verdict.ok) return `repair_batch_${verdict.reason}`;
+        if (verdict.value.messageCount === 0) return 'repair_batch_empty';
+      }
+    }
+    this.#staging.observe(frame);
+    return null;
+  }
+
+  /** Committed batches (one gathered write per run) and offset files, before any effect. */
+  protected override beforeEffects(): void {
+    if (!this.#adapter.hasWork) return;
+    const work = this.#adapter.takeStorageWork();
+    let run: Uint8Array[] = [];
+    let synced = false;
+    const flushRun = (): boolean => {
+      if (run.length === 0) return true;
+      const appended = this.#storage.log.append(run);
+      run = [];
+      if (!appended.ok) {
+        this.stop('partition_io', `append: ${appended.error.message}`);
+        return false;
+      }
+      if (appended.value.synced || appended.value.sealed > 0) synced = true;
+      return true;
+    };
+    for (const w of work) {
+      if (w.kind === 'batch') {
+        run.push(w.bytes);
+        continue;
+      }
+      if (!flushRun()) return;
+      this.#performOffsetWork(w);
+      if (this.fatal !== null) return;
+    }
+    if (!flushRun()) return;
+    assert(
+      BigInt(this.#storage.log.nextOffset) === this.#adapter.state.nextOffset,
+      `partition log end ${this.#storage.log.nextOffset} != state next offset ${this.#adapter.state.nextOffset}`,
+    );
+    if (synced) this.#syncAndRecordFrontier();
+  }
+
+  protected performStorage(effect: Effect): Completion | null {
+    switch (effect.kind) {
+      case 'superblock_write':
+        return { kind: 'superblock_written', state: effect.state, ok: this.#writeSuperblock(effect.state) };
+      case 'transfer_offer':
+        return this.#offer(effect);
+      case 'transfer_read':
+        return this.#read(effect);
+      case 'transfer_offer_dropped':
+        this.#offers.delete(offerKey(effect.requester, effect.nonce));
+        return null;
+      case 'transfer_stage':
+        this.#staging.stage(effect.nonce, effect.artifact, effect.offset, effect.bytes);
+        return null;
+      case 'transfer_discard':
+        this.#staging.discard(effect.nonce);
+        return null;
+      case 'transfer_install':
+        return this.#install(effect.nonce, effect.manifest, effect.commitOp);
+      default:
+        assert(false, `partition driver: unexpected effect ${effect.kind}`);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  #performOffsetWork(w: Exclude<StorageWork, { kind: 'batch' }>): void {
+    if (w.kind === 'store_offset') this.#storeOffset(w.consumer, w.offset);
+    else {
+      const deleted = this.#storage.offsets.delete(KIND_TO_STORE[w.consumer.kind], w.consumer.key);
+      if (!deleted.ok) this.stop('partition_io', `offset delete: ${deleted.error.message}`);
+    }
+  }
+
+  #persistOffsetOp(operation: number, body: Uint8Array): void {
+    const state = this.#adapter.state;
+    const consumer = offsetConsumerOf(operation, body);
+    if (consumer === null) return;
+    // The state holds the outcome (set, or deleted): the file follows it.
+    const value = state.offsets.get(consumer);
+    if (value === undefined) {
+      const deleted = this.#storage.offsets.delete(KIND_TO_STORE[consumer.kind], consumer.key);
+      if (!deleted.ok) this.stop('partition_io', `offset delete: ${deleted.error.message}`);
+    } else this.#storeOffset(consumer, value);
+  }
+
+  #storeOffset(consumer: ConsumerRef, offset: bigint): void {
+    const stored = this.#storage.offsets.store(KIND_TO_STORE[consumer.kind], consumer.key, offset);
+    if (!stored.ok) this.stop('partition_io', `offset store: ${stored.error.message}`);
+  }
+
+  #syncAndRecordFrontier(): void {
+    const synced = this.#storage.log.sync();
+    if (!synced.ok) {
+      this.stop('partition_io', `sync: ${synced.error.message}`);
+      return;
+    }
+    const next: Frontier = { op: this.#adapter.lastApplied, offset: this.#storage.log.nextOffset };
+    if (next.op === this.#frontier.op && next.offset === this.#frontier.offset) return;
+    this.#writeFrontier(next);
+  }
+
+  /** Writes the superblock with the last durable view and a new frontier. */
+  #writeFrontier(frontier: Frontier): boolean {
+    const d = this.#durable;
+    const ok = this.#writeRecord({
+      view: d?.view ?? 0, logView: d?.logView ?? 0, commitMax: d?.commitMax ?? 0, checkpointOp: 0, checkpointChecksum: 0n,
+    }, frontier);
+    if (ok) this.#frontier = frontier;
+    return ok;
+  }
+
+  /** A superblock write the core asked for: it also records the current frontier. */
+  #writeSuperblock(state: DurableVsrState): boolean {
+    const synced = this.#storage.log.sync();
+    const frontier: Frontier = synced.ok ? { op: this.#adapter.lastApplied, offset: this.#storage.log.nextOffset } : this.#frontier;
+    const ok = this.#writeRecord(state, frontier);
+    if (ok) {
+      this.#durable = state;
+      this.#frontier = frontier;
+    }
+    return ok;
+  }
+
+  #writeRecord(state: DurableVsrState, frontier: Frontier): boolean {
+    const written = this.#storage.superblock.write({
+      clusterId: this.config.cluster,
+      replicaId: this.config.replica,
+      replicaCount: this.config.replicaCount,
+      view: state.view,
+      logView: state.logView,
+      commitMax: BigInt(state.commitMax),
+      checkpointOp: BigInt(frontier.op),
+      checkpointChecksum: 0n,
+      offsetFrontier: BigInt(frontier.offset),
+    });
+    if (!written.ok) this.hooks.event?.('superblock_write_failed', written.error.message);
+    return written.ok;
+  }
+
+  #offer(effect: Extract<Effect, { kind: 'transfer_offer' }>): Completion {
+    const refused = (transient: boolean): Completion =>
+      ({ kind: 'offer_built', requester: effect.requester, nonce: effect.nonce, entries: null, transient });
+    const log = this.#storage.log;
+    const state = this.#adapter.state;
+    // The offer must be the state at commitOp exactly: the log end is the applied state's.
+    if (this.#adapter.lastApplied !== effect.commitOp || BigInt(log.nextOffset) !== state.nextOffset) return refused(true);
+    const built = buildPartitionOffer(log, this.#storage.offsets, state.purgeGeneration, BigInt(effect.commitOp));
+    if (!built.ok) {
+      this.hooks.event?.('transfer_offer_refused', built.error.kind);
+      return refused(true);
+    }
+    this.#offers.set(offerKey(effect.requester, effect.nonce), built.value);
+    return { kind: 'offer_built', requester: effect.requester, nonce: effect.nonce, entries: built.value.entries, transient: false };
+  }
+
+  #read(effect: Extract<Effect, { kind: 'transfer_read' }>): Completion {
+    const offer = this.#offers.get(offerKey(effect.requester, effect.nonce));
+    const base = { kind: 'chunk_read', requester: effect.requester, nonce: effect.nonce, artifact: effect.artifact, offset: effect.offset } as const;
+    if (offer === undefined) return { ...base, bytes: null };
+    const chunk = offer.chunk(effect.artifact, effect.offset, effect.len, this.config.stateChunkMax);
+    return { ...base, bytes: chunk.ok ? chunk.value.slice() : null };
+  }
+
+  #install(nonce: bigint, manifest: readonly ManifestEntry[], commitOp: number): Completion {
+    const taken = this.#staging.take(nonce, manifest, commitOp);
+    if ('reason' in taken) return { kind: 'install_done', nonce, ok: false, failure: 'verify', reason: taken.reason };
+    const installer = taken.installer;
+    if (commitOp <= this.#adapter.lastApplied) {
+      // Not ahead: the local state is a superset; keep it (the core keeps its own too).
+      installer.abort();
+      return { kind: 'install_done', nonce, ok: true, snapshotOp: commitOp, checkpointChecksum: 0n, clientTable: null, tableFrontier: 0 };
+    }
+    const verified = installer.verify();
+    if (!verified.ok) {
+      installer.abort();
+      const e = verified.error;
+      return e.kind === 'invalid'
+        ? { kind: 'install_done', nonce, ok: false, failure: 'verify', reason: e.reason }
+        : { kind: 'install_done', nonce, ok: false, failure: 'install', reason: e.fault.message };
+    }
+    const summary = verified.value;
+    this.#offers.clear();
+    this.#storage.close();
+    const committed = installer.commit(this.#storageOptions);
+    if (!committed.ok) {
+      const e = committed.error;
+      this.stop('transfer_io', e.kind === 'invalid' ? e.reason : e.fault.message);
+      return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
+    }
+    const reopened = openStorage(this.#options.disk, this.dir, this.#storageOptions);
+    if (typeof reopened === 'string') {
+      this.stop('transfer_io', `reopen after install: ${reopened}`);
+      return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
+    }
+    this.#storage = reopened;
+    this.#adapter.state.install({
+      purgeGeneration: summary.offsets.purgeGeneration,
+      nextOffset: BigInt(summary.nextOffset),
+      consumers: summary.offsets.consumers.map((e) => [e.id, e.offset] as const),
+      groups: summary.offsets.groups.map((e) => [e.id, e.offset] as const),
+    }, BigInt(commitOp));
+    this.#adapter.resetTo(commitOp);
+    if (!this.#writeFrontier({ op: commitOp, offset: summary.nextOffset })) {
+      this.stop('transfer_io', 'frontier write after install failed');
+      return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
+    }
+    this.hooks.installed?.({ group: this.group, snapshotOp: commitOp, commitOp, snapshotPayload: null });
+    return { kind: 'install_done', nonce, ok: true, snapshotOp: commitOp, checkpointChecksum: 0n, clientTable: null, tableFrontier: 0 };
+  }
+}
+
+function offerKey(requester: number, nonce: bigint): string {
+  return `${requester}:${nonce}`;
+}
+
+function offsetConsumerOf(operation: number, body: Uint8Array): ConsumerRef | null {
+  if (operation === Operation.StoreConsumerOffset) {
+    const req = decodeStoreOffsetBody(body);
+    return req.ok ? req.value.consumer : null;
+  }
+  if (operation === Operation.DeleteConsumerOffset) {
+    const req = decodeDeleteOffsetBody(body);
+    return req.ok ? req.value : null;
+  }
+  return null;
+}
+
+function openStorage(disk: Disk, dir: string, options: PartitionStorageOptions): PartitionStorage | string {
+  const opened = PartitionStorage.open(disk, dir, options);
+  if (opened.ok) return opened.value;
+  return opened.error.kind === 'io' ? `io: ${opened.error.fault.message}` : opened.error.reason;
+}
+
+/** Batches at or above `offset` in the log (one index entry per batch). */
+function batchesFrom(storage: PartitionStorage, offset: number): number {
+  let count = 0;
+  for (const segment of storage.log.segments) {
+    if (segment.endOffset < offset) continue;
+    const index = storage.log.indexOf(segment);
+    for (let i = 0; i < index.length; i++) if (index.offsetAt(i) >= offset) count++;
+  }
+  return count;
+}
+
+/**
+ * Cuts the log back so it ends at `offset` (a batch boundary: a recorded frontier): segments
+ * starting above it are deleted, the one holding it is truncated at that batch (its index too),
+ * then the partition is reopened (the last segment becomes the active one).
+ */
+function cutLog(disk: Disk, storage: PartitionStorage, options: PartitionStorageOptions, offset: number): PartitionStorage | string {
+  const log = storage.log;
+  let cut: { logPath: string; indexPath: string; position: number; entries: number } | null = null;
+  const remove: string[] = [];
+  for (const segment of log.segments) {
+    // Above the frontier: gone. Starting AT it: gone too, unless nothing lies below (then it is
+    // emptied and stays, so the log keeps starting at the frontier).
+    const first = segment === log.segments[0];
+    if (segment.startOffset > offset || (segment.startOffset === offset && !first)) {
+      remove.push(segment.logPath, segment.indexPath);
+      continue;
+    }
+    if (segment.endOffset < offset) continue;
+    const index = log.indexOf(segment);
+    let k = 0;
+    while (k < index.length && index.offsetAt(k) < offset) k++;
+    if (k < index.length && index.offsetAt(k) !== offset) return `frontier ${offset} is not a batch boundary`;
+    cut = { logPath: segment.logPath, indexPath: segment.indexPath, position: k < index.length ? index.positionAt(k) : segment.size, entries: k };
+  }
+  storage.close();
+  try {
+    for (const path of remove) if (disk.stat(path) !== null) disk.unlink(path);
+    if (cut !== null) {
+      for (const [path, length] of [[cut.logPath, cut.position], [cut.indexPath, cut.entries * INDEX_ENTRY_SIZE]] as const) {
+        const fd = disk.open(path, 'readwrite');
+        try {
+          if (disk.size(fd) > length) disk.truncate(fd, length);
+          disk.fdatasync(fd);
+        } finally {
+          disk.close(fd);
+        }
+      }
+    }
+    disk.fsyncDir(storage.dir);
+  } catch (error) {
+    return `cut to ${offset}: ${(error as Error).message}`;
+  }
+  return openStorage(disk, storage.dir, options);
+}
+
+/**
+ * A directory of another incarnation of this group (or none yet): everything is removed, the
+ * revision recorded, and the partition reopened empty. A brand-new partition passes through here
+ * once (nothing to remove).
+ */
+function recreate(disk: Disk, storage: PartitionStorage, options: PartitionStorageOptions, createdRevision: bigint): PartitionStorage | string {
+  const stale = storage.purgeRecord.createdRevision !== 0n || storage.log.nextOffset > 0 || disk.stat(joinPath(storage.dir, 'superblock.a')) !== null
+    || disk.stat(joinPath(storage.dir, 'superblock.b')) !== null;
+  storage.close();
+  try {
+    if (stale) {
+      disk.removeTree(storage.dir);
+      disk.fsyncDir(dirname(storage.dir));
+    }
+  } catch (error) {
+    return `recreate: ${(error as Error).message}`;
+  }
+  const reopened = openStorage(disk, storage.dir, options);
+  if (typeof reopened === 'string') return reopened;
+  try {
+    writePurgeRecord(disk, storage.dir, { generation: reopened.purgeRecord.generation, createdRevision });
+  } catch (error) {
+    return `recreate: ${(error as Error).message}`;
+  }
+  reopened.close();
+  return openStorage(disk, storage.dir, options);
+}
+
+/**
+ * Wipes a partition whose files refused to open so it can be rebuilt from peers (repair / state
+ * transfer), keeping what it must not forget: its superblock (the view it promised, so it boots
+ * ceded and with its journal marked incomplete) and its identity (`purge.gen`, rewritten with the
+ * committed purge generation and created revision). Reopen it with `PartitionDriver.open`.
+ */
+export function wipePartition(disk: Disk, dir: string, record: { readonly generation: bigint; readonly createdRevision: bigint }): string | null {
+  try {
+    for (const name of disk.readdir(dir)) {
+      if (name === 'superblock.a' || name === 'superblock.b') continue;
+      const path = joinPath(dir, name);
+      if (disk.stat(path)?.kind === 'directory') disk.removeTree(path);
+      else disk.unlink(path);
+    }
+    disk.fsyncDir(dir);
+    writePurgeRecord(disk, dir, record);
+    return null;
+  } catch (error) {
+    return `wipe ${dir}: ${(error as Error).message}`;
+  }
+}
+
+/**
+ * Removes every segment and offset file, then reopens empty. The superblock (the view it promised)
+ * and `purge.gen` (its identity: created revision, purge generation) stay.
+ */
+function wipe(disk: Disk, storage: PartitionStorage, options: PartitionStorageOptions): PartitionStorage | string {
+  storage.close();
+  try {
+    for (const name of disk.readdir(storage.dir)) {
+      if (parseSegmentFileName(name) === null && name !== 'offsets') continue;
+      const path = joinPath(storage.dir, name);
+      if (disk.stat(path)?.kind === 'directory') disk.removeTree(path);
+      else disk.unlink(path);
+    }
+    disk.fsyncDir(storage.dir);
+  } catch (error) {
+    return `wipe: ${(error as Error).message}`;
+  }
+  return openStorage(disk, storage.dir, options);
+}

@@ -1,0 +1,245 @@
+/**
+ * The driver's contract: effects performed in durability order (group commit, the log before the
+ * reply), boot from what storage kept, host duties (admission after the client-table preflight),
+ * and the ingress check of repaired partition batches.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildBatch, createStreamCommand, Operation, readBatchHeader } from '@shoal/protocol';
+import { MetadataDriver, MetadataHost, echoReply, decodeClientTableSnapshot, encodeClientTableSnapshot } from '../src/index.js';
+import { type Harness, metadataHarness, partitionHarness } from './support/harness.js';
+import type { PartitionDriver } from '../src/index.js';
+
+const COMMAND_PREPARE = 6;
+const COMMAND_PREPARE_OK = 7;
+
+function login(h: Harness<MetadataDriver>, node: number, client: bigint, userId = 0): bigint {
+  const token = 1000 + Number(client);
+  h.driver(node).submitSession({ session: 'register', client, userId, epoch: 0n, request: 0n, token });
+  for (let i = 0; i < 200 && !h.sessions.some((s) => s.token === token); i++) h.tick();
+  const result = h.sessions.find((s) => s.token === token);
+  expect(result?.outcome).toBe('ok');
+  return result?.epoch ?? 0n;
+}
+
+function createStream(client: bigint, request: bigint, session: bigint, name: string, token: number) {
+  return {
+    client, request, session, requestChecksum: 0n, operation: Operation.CreateStream,
+    body: createStreamCommand.encodeRequest({ name, options: [] }), userId: 0, timestamp: 77n, token,
+  };
+}
+
+function batch(tag: number, count = 2): Uint8Array {
+  const messages = Array.from({ length: count }, (_, i) => ({ id: BigInt(tag * 100 + i + 1), payload: new TextEncoder().encode(`m${tag}.${i}`), originTimestamp: 1n }));
+  const built = buildBatch(messages);
+  if (!built.ok) throw new Error(built.reason);
+  return built.value;
+}
+
+function sendMessages(client: bigint, request: bigint, body: Uint8Array, token: number) {
+  return { client, request, session: 0n, requestChecksum: 0n, operation: Operation.SendMessages, body, userId: 0, timestamp: 5n, token };
+}
+
+describe('metadata driver: durability order', () => {
+  it('group-commits WAL appends: nothing vouching for an entry leaves before the one fdatasync of flush()', () => {
+    const h = metadataHarness(3);
+    h.tick(5);
+    const epoch = login(h, 0, 11n);
+    h.tick(5);
+    const primary = h.driver(0);
+    const disk0 = h.disks[0];
+    if (disk0 === undefined) throw new Error('disk');
+    // Three requests in one host turn (three clients).
+    const epochs = [epoch, login(h, 0, 12n), login(h, 0, 13n)];
+    h.tick(5);
+    const before = disk0.fdatasyncs;
+    [11n, 12n, 13n].forEach((client, i) => primary.onRequest(createStream(client, 1n, epochs[i] ?? 0n, `s${i}`, 500 + i)));
+    // Appended, not yet synced: the forwarded prepares (they vouch for the entries) are withheld.
+    expect(h.network.filter((m) => m.from === 0 && m.frame[60] === COMMAND_PREPARE)).toHaveLength(0);
+    expect(disk0.fdatasyncs).toBe(before);
+    primary.flush();
+    expect(disk0.fdatasyncs - before).toBe(1);
+    expect(h.network.filter((m) => m.from === 0 && m.frame[60] === COMMAND_PREPARE).length).toBeGreaterThan(0);
+    // A backup journals them and withholds its PrepareOks until its own flush.
+    const backup = h.driver(1);
+    const disk1 = h.disks[1];
+    if (disk1 === undefined) throw new Error('disk');
+    const toBackup = h.network.filter((m) => m.to === 1);
+    h.network.splice(0, h.network.length, ...h.network.filter((m) => m.to !== 1));
+    const backupBefore = disk1.fdatasyncs;
+    for (const m of toBackup) backup.onMessage(m.frame);
+    expect(h.network.filter((m) => m.from === 1 && m.frame[60] === COMMAND_PREPARE_OK)).toHaveLength(0);
+    backup.flush();
+    expect(disk1.fdatasyncs - backupBefore).toBe(1);
+    expect(h.network.filter((m) => m.from === 1 && m.frame[60] === COMMAND_PREPARE_OK).length).toBeGreaterThan(0);
+    h.settle();
+    expect([500, 501, 502].every((t) => (h.answers.get(t)?.length ?? 0) > 0)).toBe(true);
+  });
+
+  it('boots from the WAL and the snapshot after a power loss, with the state and client table it had', () => {
+    const h = metadataHarness(1);
+    const host = new MetadataHost({
+      driver: h.driver(0), transport: h.options(0).transport, now: () => 1n,
+      ports: { hashPassword: (p) => `h:${p}`, verifyPassword: (s, p) => s === `h:${p}`, generateToken: () => 'tok' },
+    });
+    for (let i = 0; i < 5; i++) {
+      h.tick();
+      host.tick();
+    }
+    expect(h.driver(0).state.model.users.size).toBe(1); // root, through an internal session
+    const epoch = login(h, 0, 21n);
+    for (let r = 1; r <= 12; r++) {
+      host.submitRequest(createStream(21n, BigInt(r), epoch, `stream-${r}`, 600 + r));
+      h.flush();
+      h.tick();
+    }
+    const before = h.driver(0).status.commitMin;
+    expect(h.driver(0).state.model.streams.size).toBe(12);
+    h.crash(0);
+    const rebooted = h.boot(0);
+    expect(rebooted.status.commitMin).toBe(before);
+    expect(rebooted.state.model.streams.size).toBe(12);
+    expect(rebooted.sessionUser(21n)?.epoch).toBe(epoch);
+    // A retry of an applied request gets the cached reply (same committed op), not a second admission.
+    const host2 = new MetadataHost({
+      driver: rebooted, transport: h.options(0).transport, now: () => 1n,
+      ports: { hashPassword: (p) => `h:${p}`, verifyPassword: () => true, generateToken: () => 'tok' },
+    });
+    h.answers.clear();
+    host2.submitRequest(createStream(21n, 12n, epoch, 'stream-12', 999));
+    h.settle();
+    const reply = h.answers.get(999)?.[0];
+    expect(reply).toBeDefined();
+    const op = new DataView((reply as Uint8Array).buffer).getBigUint64(176, true);
+    expect(op).toBeGreaterThan(0n);
+    expect(rebooted.state.model.streams.size).toBe(12);
+  });
+
+  it('checkpoints into snapshot.bin, drains the WAL and boots from the snapshot', () => {
+    const h = metadataHarness(1);
+    // journal_slots 1024 / margin 64: a checkpoint comes after ~960 ops; with smaller slots sooner.
+    const small = (i: number) => ({ ...h.options(i), config: { ...h.options(i).config, journalSlots: 256, checkpointMargin: 64 } });
+    h.crash(0);
+    const opened = MetadataDriver.open({ ...small(0), dir: '/data/metadata' });
+    if (!opened.ok) throw new Error(opened.detail);
+    h.drivers[0] = opened.driver;
+    const epoch = login(h, 0, 31n);
+    for (let r = 1; r <= 230; r++) {
+      h.driver(0).onRequest(createStream(31n, BigInt(r), epoch, `x${r}`, 2000 + r));
+      h.flush();
+      if (r % 20 === 0) h.tick();
+    }
+    h.tick(3);
+    const d = h.driver(0);
+    expect(d.snapshotOp).toBeGreaterThan(0);
+    expect(d.journal.watermark).toBeGreaterThan(0);
+    const commit = d.status.commitMin;
+    h.crash(0);
+    const again = MetadataDriver.open({ ...small(0), dir: '/data/metadata' });
+    if (!again.ok) throw new Error(again.detail);
+    expect(again.driver.status.commitMin).toBe(commit);
+    expect(again.driver.snapshotOp).toBe(d.snapshotOp);
+  });
+});
+
+describe('partition driver', () => {
+  it('writes a committed batch to the log before its reply, and records the commit frontier', () => {
+    const h = partitionHarness(3, { messagesRequiredToSave: 1 });
+    h.tick(5);
+    const logEndAtReply: number[] = [];
+    const primary = h.driver(0);
+    for (let i = 1; i <= 4; i++) {
+      primary.onRequest(sendMessages(7n, BigInt(i), batch(i), 300 + i));
+      h.settle();
+      h.tick();
+      const reply = h.answers.get(300 + i)?.[0];
+      expect(reply).toBeDefined();
+      logEndAtReply.push(primary.storage.log.nextOffset);
+    }
+    expect(logEndAtReply).toEqual([2, 4, 6, 8]);
+    expect(primary.frontier.offset).toBe(8);
+    h.tick(60);
+    for (const d of h.drivers) expect((d as PartitionDriver).storage.log.nextOffset).toBe(8);
+  });
+
+  it('cuts unsynced batches above the frontier after a power loss (n = 3) and catches up from peers', () => {
+    const h = partitionHarness(3, { messagesRequiredToSave: 4 });
+    h.tick(5);
+    for (let i = 1; i <= 5; i++) {
+      h.driver(0).onRequest(sendMessages(7n, BigInt(i), batch(i, 1), 400 + i));
+      h.settle();
+      h.tick();
+    }
+    h.tick(60);
+    const backup = h.driver(2);
+    expect(backup.storage.log.nextOffset).toBe(5);
+    expect(backup.frontier.offset).toBe(4); // synced at 4 messages; the fifth is in the page cache
+    h.crash(2);
+    const rebooted = h.boot(2);
+    expect(rebooted.storage.log.nextOffset).toBe(4);
+    expect(rebooted.state.nextOffset).toBe(4n);
+    expect(rebooted.status.commitMin).toBe(rebooted.frontier.op);
+    h.driver(0).onRequest(sendMessages(7n, 6n, batch(6, 1), 406));
+    h.tick(400);
+    for (const d of h.drivers) expect((d as PartitionDriver).storage.log.nextOffset).toBe(6);
+    const heads = h.drivers.map((d) => (d as PartitionDriver).messageLog.read(5n, 1).map((b) => readBatchHeader(b)?.baseOffset));
+    expect(heads).toEqual([[5n], [5n], [5n]]);
+  });
+
+  it('a single replica adopts the batches a process crash left above its frontier', () => {
+    const h = partitionHarness(1, { messagesRequiredToSave: 1000 });
+    h.tick(2);
+    for (let i = 1; i <= 3; i++) {
+      h.driver(0).onRequest(sendMessages(7n, BigInt(i), batch(i), 500 + i));
+      h.settle();
+      h.tick();
+    }
+    expect(h.driver(0).frontier.offset).toBe(0);
+    // Process crash: the objects are gone, the page cache (SimDisk's volatile image) stays.
+    h.drivers[0] = null;
+    const rebooted = h.boot(0);
+    expect(rebooted.storage.log.nextOffset).toBe(6);
+    expect(rebooted.frontier).toEqual({ op: 3, offset: 6 });
+    rebooted.onRequest(sendMessages(7n, 4n, batch(4), 504));
+    h.settle();
+    h.tick();
+    expect(rebooted.storage.log.nextOffset).toBe(8);
+  });
+
+  it('drops a RepairPrepare whose batch does not verify (partition bodies carry no body seal)', () => {
+    const h = partitionHarness(3);
+    h.tick(5);
+    h.driver(0).onRequest(sendMessages(7n, 1n, batch(1), 601));
+    h.settle();
+    h.tick(10);
+    const journaled = h.driver(0).replica.journalFrame(1);
+    if (journaled === null) throw new Error('op 1 not journaled');
+    const repair = journaled.slice();
+    repair[60] = 19;
+    repair[256 + 300] = (repair[256 + 300] as number) ^ 0x08;
+    const dropped: string[] = [];
+    const reason = h.driver(1).onMessage(repair);
+    if (reason !== null) dropped.push(reason);
+    expect(dropped[0]).toMatch(/^repair_batch_/);
+  });
+});
+
+describe('helpers', () => {
+  it('echoReply patches operation and timestamp of a Reply copy', () => {
+    const frame = new Uint8Array(256);
+    frame[60] = 8;
+    frame[208] = 64;
+    const out = echoReply(frame, { operation: 132, timestamp: 99n });
+    expect(out[208]).toBe(132);
+    expect(new DataView(out.buffer).getBigUint64(192, true)).toBe(99n);
+    expect(frame[208]).toBe(64);
+  });
+
+  it('client table checkpoint round-trips through the snapshot value', () => {
+    const reply = new Uint8Array(256);
+    reply[60] = 8;
+    const entries = [{ slot: 3, client: (1n << 100n) + 5n, epoch: 1n << 40n, userId: 2, watermark: 7n, watermarkChecksum: 9n, reply }];
+    const decoded = decodeClientTableSnapshot(encodeClientTableSnapshot(entries));
+    expect(decoded.ok && decoded.entries).toEqual(entries);
+    expect(decodeClientTableSnapshot([[[1, 'x']]]).ok).toBe(false);
+  });
+});

@@ -1,0 +1,170 @@
+/**
+ * A small deterministic harness for driver tests: n MetadataDrivers (or PartitionDrivers) on their
+ * own SimDisks, an in-memory FIFO network, client answers collected per token.
+ */
+import type { ClientToken, Completion } from '@shoal/consensus';
+import { Prng } from '@shoal/stdx';
+import { SimDisk, type Disk } from '@shoal/storage';
+import { MetadataDriver, PartitionDriver, type AppliedOp, type SessionResult } from '../../src/index.js';
+
+export const CLUSTER = 0x5348_4f41_4c00_0000_0000_0000_0000_0042n;
+export const PARTITION_GROUP = (1n << 32n) | (0n << 20n) | 0n;
+
+export interface Sent {
+  readonly from: number;
+  readonly to: number;
+  readonly frame: Uint8Array;
+}
+
+/** Counts fdatasync calls of a disk (and lets a test hold the network). */
+export class CountingDisk implements Disk {
+  readonly inner: SimDisk;
+  fdatasyncs = 0;
+  constructor(inner: SimDisk) {
+    this.inner = inner;
+  }
+  open: Disk['open'] = (p, m) => this.inner.open(p, m);
+  close: Disk['close'] = (fd) => this.inner.close(fd);
+  read: Disk['read'] = (fd, b, o, l, p) => this.inner.read(fd, b, o, l, p);
+  write: Disk['write'] = (fd, b, o, l, p) => this.inner.write(fd, b, o, l, p);
+  writev: Disk['writev'] = (fd, b, p) => this.inner.writev(fd, b, p);
+  size: Disk['size'] = (fd) => this.inner.size(fd);
+  truncate: Disk['truncate'] = (fd, l) => this.inner.truncate(fd, l);
+  fsync: Disk['fsync'] = (fd) => this.inner.fsync(fd);
+  fdatasync: Disk['fdatasync'] = (fd) => {
+    this.fdatasyncs++;
+    this.inner.fdatasync(fd);
+  };
+  fsyncDir: Disk['fsyncDir'] = (p) => this.inner.fsyncDir(p);
+  rename: Disk['rename'] = (a, b) => this.inner.rename(a, b);
+  unlink: Disk['unlink'] = (p) => this.inner.unlink(p);
+  mkdirp: Disk['mkdirp'] = (p) => this.inner.mkdirp(p);
+  rmdir: Disk['rmdir'] = (p) => this.inner.rmdir(p);
+  removeTree: Disk['removeTree'] = (p) => this.inner.removeTree(p);
+  readdir: Disk['readdir'] = (p) => this.inner.readdir(p);
+  stat: Disk['stat'] = (p) => this.inner.stat(p);
+}
+
+export class Harness<D extends MetadataDriver | PartitionDriver> {
+  readonly n: number;
+  readonly disks: CountingDisk[] = [];
+  readonly drivers: (D | null)[] = [];
+  readonly network: Sent[] = [];
+  readonly answers = new Map<ClientToken, Uint8Array[]>();
+  readonly sessions: SessionResult[] = [];
+  readonly applied: AppliedOp[][] = [];
+  readonly completed: Completion[][] = [];
+  now = 0;
+  readonly #open: (h: Harness<D>, i: number) => D;
+  readonly prng = new Prng(7);
+
+  constructor(n: number, open: (h: Harness<D>, i: number) => D) {
+    this.n = n;
+    this.#open = open;
+    for (let i = 0; i < n; i++) {
+      this.disks.push(new CountingDisk(new SimDisk({ seed: 100 + i })));
+      this.applied.push([]);
+      this.completed.push([]);
+      this.drivers.push(null);
+    }
+    for (let i = 0; i < n; i++) this.boot(i);
+  }
+
+  boot(i: number): D {
+    const d = this.#open(this, i);
+    this.drivers[i] = d;
+    return d;
+  }
+
+  driver(i: number): D {
+    const d = this.drivers[i];
+    if (d === null || d === undefined) throw new Error(`driver ${i} is down`);
+    return d;
+  }
+
+  /** Power loss of replica i: in-memory state gone, unsynced writes lost. */
+  crash(i: number): void {
+    this.drivers[i] = null;
+    this.disks[i]?.inner.crash();
+    for (let k = this.network.length - 1; k >= 0; k--) {
+      const m = this.network[k] as Sent;
+      if (m.to === i || m.from === i) this.network.splice(k, 1);
+    }
+  }
+
+  options(i: number) {
+    return {
+      config: { cluster: CLUSTER, replica: i, replicaCount: this.n },
+      disk: this.disks[i] as CountingDisk,
+      transport: {
+        sendToReplica: (to: number, frame: Uint8Array) => this.network.push({ from: i, to, frame }),
+        sendToClient: (_client: bigint, token: ClientToken | null, frame: Uint8Array) => {
+          if (token === null) return;
+          const list = this.answers.get(token) ?? [];
+          list.push(frame);
+          this.answers.set(token, list);
+        },
+      },
+      time: { realtimeMicros: () => 1_700_000_000_000_000n + BigInt(this.now) * 10_000n },
+      prng: this.prng.fork(),
+      hooks: {
+        sessionResult: (r: SessionResult) => this.sessions.push(r),
+        applied: (op: AppliedOp) => this.applied[i]?.push(op),
+        completed: (c: Completion) => this.completed[i]?.push(c),
+        fatal: (reason: string, detail: string) => {
+          throw new Error(`driver ${i} fatal ${reason}: ${detail}`);
+        },
+      },
+    };
+  }
+
+  /** Delivers queued frames (FIFO) until none is left (`filter` returning true drops one). */
+  deliver(filter: (m: Sent) => boolean = () => false): void {
+    for (let guard = 0; this.network.length > 0; guard++) {
+      if (guard > 100_000) throw new Error('network never drains');
+      const m = this.network.shift() as Sent;
+      if (filter(m)) continue;
+      this.drivers[m.to]?.onMessage(m.frame);
+    }
+  }
+
+  flush(): void {
+    for (const d of this.drivers) d?.flush();
+  }
+
+  /** One round: deliver, flush everywhere; repeated until quiet. */
+  settle(rounds = 50, filter?: (m: Sent) => boolean): void {
+    for (let r = 0; r < rounds; r++) {
+      this.deliver(filter);
+      this.flush();
+      if (this.network.length === 0) return;
+    }
+  }
+
+  tick(count = 1, filter?: (m: Sent) => boolean): void {
+    for (let t = 0; t < count; t++) {
+      this.now += 1;
+      for (const d of this.drivers) d?.tick();
+      this.settle(50, filter);
+    }
+  }
+}
+
+export function metadataHarness(n: number): Harness<MetadataDriver> {
+  return new Harness<MetadataDriver>(n, (h, i) => {
+    const opened = MetadataDriver.open({ ...h.options(i), dir: '/data/metadata' });
+    if (!opened.ok) throw new Error(`open ${i}: ${opened.reason} ${opened.detail}`);
+    return opened.driver;
+  });
+}
+
+export function partitionHarness(n: number, storage: Parameters<typeof PartitionDriver.open>[0]['storage'] = {}): Harness<PartitionDriver> {
+  return new Harness<PartitionDriver>(n, (h, i) => {
+    const opened = PartitionDriver.open({
+      ...h.options(i), dir: '/data/streams/1/topics/0/partitions/0', group: PARTITION_GROUP,
+      identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage, createdRevision: 1n,
+    });
+    if (!opened.ok) throw new Error(`open ${i}: ${opened.reason} ${opened.detail}`);
+    return opened.driver;
+  });
+}

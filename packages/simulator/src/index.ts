@@ -1,0 +1,14 @@
+/**
+ * @shoal/simulator: the deterministic cluster simulator, built from the production replica driver,
+ * the real state machines and storage on SimDisk. See docs/simulator.md.
+ */
+export { Simulation, type SimulationResult, type SimulationHooks } from './simulation.js';
+export { type SimulationOptions, optionsForSeed, calmOptions, faultTolerance } from './options.js';
+export { Network, CLEAN_NETWORK, type NetworkFaults, type Packet, type NetworkStats } from './network.js';
+export { SimNode, type NodeEnv } from './node.js';
+export { SimClient, type AckRecord, type ClientEnv } from './client.js';
+export { Checker, SafetyViolation, summarise } from './checker.js';
+export { ShadowModel, type Prediction } from './shadow.js';
+export { TraceHash } from './trace.js';
+export { stream, mix64, Salt, exponential } from './random.js';
+export { type WorkOp, type WorkloadOptions, DATA_STREAM, DATA_TOPIC, nextOp, setupOps } from './workload.js';

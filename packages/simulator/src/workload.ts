@@ -1,0 +1,139 @@
+/**
+ * What simulated clients ask for: metadata operations over small name pools (so creates collide,
+ * deletes miss, and the shadow model has work), and message batches / consumer-offset stores on
+ * the data topic (`data`/`events`, created by client 0 first and never deleted, so every
+ * acknowledged batch must stay readable).
+ */
+import {
+  AckLevel, Operation, buildBatch, createConsumerGroupCommand, createStreamCommand, createTopicCommand, createUserCommand,
+  deleteConsumerGroupCommand, deleteStreamCommand, deleteTopicCommand, deleteUserCommand, sendMessagesCommand,
+  storeConsumerOffsetCommand, stringIdentifier, numericIdentifier, updateStreamCommand,
+} from '@shoal/protocol';
+import type { Prng } from '@shoal/stdx';
+
+export const DATA_STREAM = 'data';
+export const DATA_TOPIC = 'events';
+
+export interface WorkloadOptions {
+  /** Partitions of the data topic. */
+  readonly dataPartitions: number;
+  /** Probability (0..1) that an op is a metadata op rather than a partition op. */
+  readonly metadataShare: number;
+  /** Messages per batch, 1..max. */
+  readonly messagesMax: number;
+}
+
+export type WorkKind =
+  | 'create_stream' | 'update_stream' | 'delete_stream' | 'create_topic' | 'delete_topic' | 'create_user' | 'delete_user'
+  | 'create_group' | 'delete_group' | 'send' | 'store_offset' | 'setup_stream' | 'setup_topic';
+
+/** One request a client will make (encoded once; retries resend the same bytes). */
+export interface WorkOp {
+  readonly kind: WorkKind;
+  readonly operation: number;
+  readonly body: Uint8Array;
+  /** send: the data partition, the message count and the frames region (what must be readable). */
+  readonly partitionId?: number;
+  readonly messages?: number;
+  readonly frames?: Uint8Array;
+}
+
+const STREAMS = ['s0', 's1', 's2', 's3'];
+const TOPICS = ['t0', 't1', 't2'];
+const USERS = ['user0', 'user1', 'user2', 'user3'];
+const GROUPS = ['g0', 'g1'];
+
+export function setupOps(options: WorkloadOptions): WorkOp[] {
+  return [
+    { kind: 'setup_stream', operation: Operation.CreateStream, body: createStreamCommand.encodeRequest({ name: DATA_STREAM, options: [] }) },
+    {
+      kind: 'setup_topic', operation: Operation.CreateTopic,
+      body: createTopicCommand.encodeRequest({ streamId: stringIdentifier(DATA_STREAM), partitionsCount: options.dataPartitions, name: DATA_TOPIC, options: [] }),
+    },
+  ];
+}
+
+export function nextOp(prng: Prng, options: WorkloadOptions, client: number, seq: number): WorkOp {
+  if (prng.float() < options.metadataShare) return metadataOp(prng);
+  return prng.below(8) === 0 ? offsetOp(prng, options) : sendOp(prng, options, client, seq);
+}
+
+function metadataOp(prng: Prng): WorkOp {
+  const stream = prng.pick(STREAMS);
+  const topic = prng.pick(TOPICS);
+  switch (prng.below(9)) {
+    case 0:
+    case 1:
+      return { kind: 'create_stream', operation: Operation.CreateStream, body: createStreamCommand.encodeRequest({ name: stream, options: [] }) };
+    case 2:
+      return {
+        kind: 'update_stream', operation: Operation.UpdateStream,
+        body: updateStreamCommand.encodeRequest({ streamId: stringIdentifier(stream), name: prng.pick(STREAMS), options: [] }),
+      };
+    case 3:
+      return { kind: 'delete_stream', operation: Operation.DeleteStream, body: deleteStreamCommand.encodeRequest({ streamId: stringIdentifier(stream) }) };
+    case 4:
+      return {
+        kind: 'create_topic', operation: Operation.CreateTopic,
+        body: createTopicCommand.encodeRequest({ streamId: stringIdentifier(stream), partitionsCount: prng.range(0, 2), name: topic, options: [] }),
+      };
+    case 5:
+      return {
+        kind: 'delete_topic', operation: Operation.DeleteTopic,
+        body: deleteTopicCommand.encodeRequest({ streamId: stringIdentifier(stream), topicId: stringIdentifier(topic) }),
+      };
+    case 6: {
+      if (prng.bool()) {
+        return {
+          kind: 'create_user', operation: Operation.CreateUser,
+          body: createUserCommand.encodeRequest({ username: prng.pick(USERS), password: 'secret', status: 1, permissions: null, options: [] }),
+        };
+      }
+      return { kind: 'delete_user', operation: Operation.DeleteUser, body: deleteUserCommand.encodeRequest({ userId: stringIdentifier(prng.pick(USERS)) }) };
+    }
+    case 7:
+      return {
+        kind: 'create_group', operation: Operation.CreateConsumerGroup,
+        body: createConsumerGroupCommand.encodeRequest({ streamId: stringIdentifier(DATA_STREAM), topicId: stringIdentifier(DATA_TOPIC), name: prng.pick(GROUPS) }),
+      };
+    default:
+      return {
+        kind: 'delete_group', operation: Operation.DeleteConsumerGroup,
+        body: deleteConsumerGroupCommand.encodeRequest({
+          streamId: stringIdentifier(DATA_STREAM), topicId: stringIdentifier(DATA_TOPIC), groupId: stringIdentifier(prng.pick(GROUPS)),
+        }),
+      };
+  }
+}
+
+function sendOp(prng: Prng, options: WorkloadOptions, client: number, seq: number): WorkOp {
+  const partitionId = prng.below(options.dataPartitions);
+  const count = prng.range(1, options.messagesMax);
+  const messages = [];
+  for (let i = 0; i < count; i++) {
+    messages.push({ id: (BigInt(client + 1) << 64n) | BigInt(seq * 64 + i), payload: prng.bytes(prng.range(1, 48)), originTimestamp: 1n });
+  }
+  const built = buildBatch(messages);
+  if (!built.ok) throw new Error(`workload batch: ${built.reason}`);
+  const batch = built.value;
+  return {
+    kind: 'send', operation: Operation.SendMessages,
+    body: sendMessagesCommand.encodeRequest({
+      streamId: stringIdentifier(DATA_STREAM), topicId: stringIdentifier(DATA_TOPIC), partitioning: { kind: 'partition_id', partitionId },
+      messagesCount: count, batch,
+    }),
+    partitionId, messages: count, frames: batch.slice(256),
+  };
+}
+
+function offsetOp(prng: Prng, options: WorkloadOptions): WorkOp {
+  const partitionId = prng.below(options.dataPartitions);
+  return {
+    kind: 'store_offset', operation: Operation.StoreConsumerOffset,
+    body: storeConsumerOffsetCommand.encodeRequest({
+      consumer: { kind: 'consumer', id: numericIdentifier(prng.below(3)) }, streamId: stringIdentifier(DATA_STREAM),
+      topicId: stringIdentifier(DATA_TOPIC), partitionId, offset: BigInt(prng.below(100)), ack: AckLevel.Quorum,
+    }),
+    partitionId,
+  };
+}
