@@ -1,0 +1,185 @@
+/**
+ * The node-local facts non-replicated reads need (state's `ReadHost`), read from the shared
+ * status table so any shard answers them without asking another thread: every connection of
+ * the node (GetClients, GetClient, GetMe), process and traffic figures (GetStats), live partition
+ * counters (GetStream, GetTopic, GetStats) and the roster with roles (GetClusterMetadata).
+ */
+import { statfsSync } from 'node:fs';
+import { cpus, freemem, hostname, release, totalmem, type as osType, version as osVersion } from 'node:os';
+import {
+  type ClusterGroups, type ClusterMetadata, type ClusterTopicPrimaries, GROUP_PRIMARY_UNKNOWN, SHOAL_PROTOCOL_VERSION, packPartitionGroup,
+} from '@shoal/protocol';
+import { type ClientSession, type HostStats, type MetadataState, type PartitionCounters, type PartitionCountersSource } from '@shoal/state';
+import type { ShoalConfig } from '../config/index.js';
+import type { StatusTable } from '../status/status-table.js';
+import { SERVER_VERSION } from './replies.js';
+
+/** ClusterNodeRole / ClusterNodeStatus of the reference (the SDK decodes them by these values). */
+export const ClusterNodeRole = { leader: 0, follower: 1 } as const;
+export const ClusterNodeStatus = { healthy: 0, starting: 1, stopping: 2, unreachable: 3, maintenance: 4, unknown: 5 } as const;
+
+export function sessionsOf(status: StatusTable): ClientSession[] {
+  return status.sessions().map((s) => ({
+    clientId: s.clientId, vsrClient: s.vsrClient, userId: s.userId, transport: s.transport, address: s.address,
+  }));
+}
+
+export function partitionCounters(status: StatusTable): PartitionCountersSource {
+  return (streamId: number, topicId: number, partitionId: number): PartitionCounters | null => {
+    const group = packPartitionGroup(streamId, topicId, partitionId);
+    return group.ok ? status.partition(group.value) : null;
+  };
+}
+
+export class NodeFacts {
+  readonly #config: ShoalConfig;
+  readonly #status: StatusTable;
+  readonly #threadsCount: number;
+  #cpuAt = process.cpuUsage();
+  #cpuAtMs = Date.now();
+  #cpuPercent = 0;
+
+  constructor(config: ShoalConfig, status: StatusTable) {
+    this.#config = config;
+    this.#status = status;
+    // main + metadata worker + shards
+    this.#threadsCount = config.system.sharding.shardCount + 2;
+  }
+
+  /** Cluster mode: GetClusterMetadata carries the per-group extension. */
+  get clustered(): boolean {
+    return this.#config.cluster.enabled;
+  }
+
+  stats(): HostStats {
+    const status = this.#status;
+    let readBytes = 0n;
+    let writtenBytes = 0n;
+    for (let thread = 0; thread < status.threadCount; thread++) {
+      const traffic = status.traffic(thread);
+      readBytes += traffic.bytesIn;
+      writtenBytes += traffic.bytesOut;
+    }
+    const nowMicros = BigInt(Date.now()) * 1000n;
+    const start = status.startTimeMicros;
+    const disk = diskSpace(this.#config.system.path);
+    return {
+      processId: process.pid,
+      cpuUsage: this.#cpuUsage(),
+      totalCpuUsage: this.#cpuUsage(),
+      memoryUsage: BigInt(process.memoryUsage.rss()),
+      totalMemory: BigInt(totalmem()),
+      availableMemory: BigInt(freemem()),
+      runTime: nowMicros > start ? nowMicros - start : 0n,
+      startTime: start,
+      readBytes,
+      writtenBytes,
+      clientsCount: status.connectionsOpen,
+      hostname: hostname(),
+      osName: osType(),
+      osVersion: release(),
+      kernelVersion: osVersion(),
+      iggyServerVersion: SERVER_VERSION,
+      iggyServerSemver: SHOAL_PROTOCOL_VERSION,
+      cacheMetrics: [],
+      threadsCount: this.#threadsCount,
+      freeDiskSpace: disk.free,
+      totalDiskSpace: disk.total,
+    };
+  }
+
+  /**
+   * The roster with roles, in replica-id order (the extension's primaries index it). A single
+   * node is the leader and healthy. In a cluster the metadata primary of this node's view is the
+   * leader while its metadata group is in status normal (none during a view change: clients poll
+   * until one appears); this node is healthy, a peer is healthy while its replica link is up and
+   * unreachable otherwise.
+   */
+  cluster(): ClusterMetadata {
+    const config = this.#config;
+    const node = config.node;
+    if (!config.cluster.enabled) {
+      return {
+        name: config.cluster.name,
+        nodes: [{
+          name: node.name,
+          ip: node.listeners.tcp?.host ?? '127.0.0.1',
+          tcpPort: this.#status.boundPort('tcp') || (node.listeners.tcp?.port ?? 0),
+          quicPort: 0,
+          httpPort: this.#status.boundPort('http') || (node.listeners.http?.port ?? 0),
+          websocketPort: 0,
+          role: ClusterNodeRole.leader,
+          status: ClusterNodeStatus.healthy,
+        }],
+      };
+    }
+    const metadata = this.#status.metadata();
+    const leader = metadata.status === 'normal' ? metadata.primary : -1;
+    return {
+      name: config.cluster.name,
+      nodes: this.#roster().map((n) => ({
+        name: n.name,
+        ip: n.advertisedAddress ?? n.ip,
+        tcpPort: n.ports.tcp ?? 0,
+        quicPort: n.ports.quic ?? 0,
+        httpPort: n.ports.http ?? 0,
+        websocketPort: n.ports.websocket ?? 0,
+        role: n.replicaId === leader ? ClusterNodeRole.leader : ClusterNodeRole.follower,
+        status: n.replicaId === node.replicaId || this.#status.replicaOwner(n.replicaId) >= 0
+          ? ClusterNodeStatus.healthy : ClusterNodeStatus.unreachable,
+      })),
+    };
+  }
+
+  /**
+   * The Shoal extension of GetClusterMetadata (protocol `writeClusterGroups`): the metadata
+   * group's and every partition's primary as this node sees them (the partitions' owner shards
+   * publish their roles in the status table).
+   */
+  clusterGroups(state: MetadataState): ClusterGroups {
+    const metadata = this.#status.metadata();
+    const topics: ClusterTopicPrimaries[] = [];
+    for (const stream of state.model.streams.values()) {
+      for (const topic of stream.topics.values()) {
+        topics.push({
+          streamId: stream.id, streamName: stream.name, topicId: topic.id, topicName: topic.name,
+          partitions: topic.partitions.map((p) => {
+            const role = this.#status.partitionRole(p.consensusGroupId);
+            return { partitionId: p.id, view: role?.view ?? 0, primary: role?.primary ?? GROUP_PRIMARY_UNKNOWN };
+          }),
+        });
+      }
+    }
+    return {
+      metadataView: metadata.view,
+      metadataPrimary: metadata.status === 'normal' ? metadata.primary : GROUP_PRIMARY_UNKNOWN,
+      nodeReplicaIds: this.#roster().map((n) => n.replicaId),
+      topics,
+    };
+  }
+
+  #roster(): ShoalConfig['cluster']['nodes'] {
+    return [...this.#config.cluster.nodes].sort((a, b) => a.replicaId - b.replicaId);
+  }
+
+  /** Process CPU use in percent of one core, averaged since the previous call (at least 1 s apart). */
+  #cpuUsage(): number {
+    const nowMs = Date.now();
+    if (nowMs - this.#cpuAtMs >= 1000) {
+      const used = process.cpuUsage(this.#cpuAt);
+      this.#cpuPercent = ((used.user + used.system) / 1000 / (nowMs - this.#cpuAtMs)) * 100 / Math.max(1, cpus().length);
+      this.#cpuAt = process.cpuUsage();
+      this.#cpuAtMs = nowMs;
+    }
+    return this.#cpuPercent;
+  }
+}
+
+function diskSpace(path: string): { free: bigint; total: bigint } {
+  try {
+    const s = statfsSync(path, { bigint: true });
+    return { free: s.bavail * s.bsize, total: s.blocks * s.bsize };
+  } catch {
+    return { free: 0n, total: 0n };
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * Login-register (40, 45), logout (39) and disconnects on the client plane
+ * (connection-lifecycle.mdx, replication-semantics.md §7.2 and §8):
+ *
+ * ```
+ *  Register ─▶ ClientVersionInfo prefix? ── no ──▶ Eviction 15 MalformedLogin
+ *              │ protocol window? ── no ──▶ Eviction 14 IncompatibleProtocol (+ window)
+ *              │ 40: user from the shard's metadata copy, password verified in the piscina pool
+ *              │ 45: personal access token (hash lookup, expiry, user status)
+ *              │      bad credentials ──▶ Eviction 9 / 10, inactive user ──▶ Eviction 11
+ *              ▼
+ *   session_submit(register) ──ring──▶ metadata worker: the core proposes the Register
+ *              ▼ session_result
+ *   ok: bind {client, user, epoch = register op}; reply [count=0][user][session][version][server]
+ *   not_primary / not_caught_up / pipeline_full / primary_unreachable: result [1][0][58]
+ *   in_progress / canceled / forward_timed_out: result [1][0][57]
+ *   client_id_owned_by_another_user: Eviction 12 SessionError
+ * ```
+ *
+ * The connection holds every later frame while a login or logout is pending (its barrier), so a
+ * client's requests never overtake its own registration. A transport disconnect of a bound
+ * connection submits a Logout with request u64::MAX (the reference's disconnect logout), and a
+ * Register that commits after its connection died is logged out the same way.
+ */
+import { U64_MAX } from '@shoal/stdx';
+import {
+  ErrorCode, EvictionReason, FRAME_HEADER_SIZE, RequestHeaderView, decodeClientVersionPrefix, decodeLoginRegisterRequest,
+  decodeLoginRegisterWithPatRequest, isProtocolCompatible, registerCodeOfBody,
+} from '@shoal/protocol';
+import type { SessionOutcome } from '@shoal/consensus';
+import type { SessionResultMessage } from '../channels/messages.js';
+import { METADATA_THREAD } from '../node/worker-data.js';
+import type { ClientConnection } from './connection.js';
+import type { PlaneContext } from './plane-context.js';
+import { codeReply, eviction, incompatibleProtocolEviction, loginReply, statusReply } from './replies.js';
+import { TOKEN_NONE } from './token.js';
+
+interface PendingSession {
+  readonly kind: 'register' | 'logout';
+  /** A copy of the request header: the reply echoes it. */
+  readonly header: Uint8Array;
+  readonly client: bigint;
+  readonly userId: number;
+}
+
+const RETRY_ANYWHERE: ReadonlySet<SessionOutcome> = new Set(['not_primary', 'not_caught_up', 'pipeline_full', 'primary_unreachable']);
+
+export class SessionFlows {
+  readonly #ctx: PlaneContext;
+  /** By connection token: at most one pending session operation per connection (the barrier). */
+  readonly #pending = new Map<number, PendingSession>();
+
+  constructor(ctx: PlaneContext) {
+    this.#ctx = ctx;
+  }
+
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** A Register request (operation 1): gate, verify, then submit it to the metadata core. */
+  register(connection: ClientConnection, frame: Uint8Array): void {
+    const ctx = this.#ctx;
+    const header = new RequestHeaderView(frame);
+    const client = header.client;
+    const body = frame.subarray(FRAME_HEADER_SIZE);
+    const prefix = decodeClientVersionPrefix(body);
+    if (!prefix.ok) return this.#evict(connection, client, EvictionReason.MalformedLogin);
+    if (!isProtocolCompatible(prefix.value.info.protocolVersion)) {
+      connection.send(incompatibleProtocolEviction(ctx.reply, client));
+      return;
+    }
+    const code = registerCodeOfBody(body);
+    if (!code.ok) return this.#evict(connection, client, EvictionReason.MalformedLogin);
+    // No catalog yet, or no user at all: a cluster replica whose metadata has not caught up with
+    // the root user's creation (a single node only serves once it exists). Retriable.
+    if (!ctx.metadata.ready || ctx.metadata.state.model.users.size === 0) {
+      connection.send(codeReply(ctx.reply, header, ErrorCode.TransientNotAccepted));
+      return;
+    }
+    const headerCopy = frame.slice(0, FRAME_HEADER_SIZE);
+    if (code.value === 45) {
+      const request = decodeLoginRegisterWithPatRequest(body);
+      if (!request.ok) return this.#evict(connection, client, EvictionReason.MalformedLogin);
+      const login = ctx.metadata.state.verifyPersonalAccessToken(request.value.token, ctx.nowMicros());
+      if (!login.ok) {
+        return this.#evict(connection, client, login.code === ErrorCode.UserInactive ? EvictionReason.UserInactive : EvictionReason.InvalidToken);
+      }
+      this.#submitRegister(connection, headerCopy, client, login.userId);
+      return;
+    }
+    const request = decodeLoginRegisterRequest(body);
+    if (!request.ok) return this.#evict(connection, client, EvictionReason.MalformedLogin);
+    const target = ctx.metadata.state.verifyLoginTarget(request.value.username);
+    if (!target.ok) return this.#evict(connection, client, EvictionReason.InvalidCredentials);
+    // The password check runs in the pool; later frames of this connection wait behind it.
+    connection.hold();
+    connection.inFlight += 1;
+    ctx.hasher.verify(request.value.password, target.passwordHash).then(
+      (matches) => {
+        if (connection.closed) return;
+        if (!matches) {
+          this.#finish(connection);
+          return this.#evict(connection, client, EvictionReason.InvalidCredentials);
+        }
+        if (!target.active) {
+          this.#finish(connection);
+          return this.#evict(connection, client, EvictionReason.UserInactive);
+        }
+        // Still holding the barrier and the in-flight slot: they pass to the Register.
+        this.#submitRegister(connection, headerCopy, client, target.userId, true);
+      },
+      (error: unknown) => {
+        ctx.log.warn('password verification failed in the pool', { error });
+        if (connection.closed) return;
+        connection.send(codeReply(ctx.reply, new RequestHeaderView(headerCopy), ErrorCode.TransientNotAccepted));
+        this.#finish(connection);
+      },
+    );
+  }
+
+  /** A Logout request (operation 3, code 39) on a bound connection. */
+  logout(connection: ClientConnection, frame: Uint8Array): void {
+    const session = connection.session;
+    const header = new RequestHeaderView(frame);
+    if (session === null) return; // the caller answered Unauthenticated already
+    connection.hold();
+    connection.inFlight += 1;
+    this.#pending.set(connection.token, { kind: 'logout', header: frame.slice(0, FRAME_HEADER_SIZE), client: session.client, userId: session.userId });
+    this.#ctx.dispatch(METADATA_THREAD, {
+      kind: 'session_submit', session: 'logout', token: connection.token, client: session.client, userId: session.userId,
+      epoch: header.session, request: header.request,
+    });
+  }
+
+  /** The transport closed: a bound session is logged out (request u64::MAX, nobody waits). */
+  disconnected(connection: ClientConnection): void {
+    this.#pending.delete(connection.token);
+    const session = connection.session;
+    if (session === null) return;
+    connection.session = null;
+    this.#submitDisconnect(session.client, session.userId, session.epoch);
+  }
+
+  /**
+   * `[heartbeat]`: a bound connection silent for `staleAfterMs` that holds a consumer-group
+   * membership is released (Eviction 13 StaleClient, then a Logout), so its groups rebalance. A
+   * connection without memberships is left alone (the reference's rule).
+   */
+  releaseIfStale(connection: ClientConnection, nowMs: number, staleAfterMs: number): boolean {
+    const session = connection.session;
+    if (session === null || connection.inFlight > 0 || nowMs - connection.lastActivityMs < staleAfterMs) return false;
+    if (!this.#ctx.metadata.ready || this.#ctx.metadata.state.membershipsOf(session.client).length === 0) return false;
+    connection.send(eviction(this.#ctx.reply, session.client, EvictionReason.StaleClient));
+    this.disconnected(connection);
+    this.#ctx.listener().publishSession(connection);
+    return true;
+  }
+
+  onResult(result: SessionResultMessage): void {
+    const ctx = this.#ctx;
+    if (result.token === TOKEN_NONE) return; // a disconnect logout: nobody waits
+    const pending = this.#pending.get(result.token);
+    const connection = ctx.listener().byToken(result.token);
+    this.#pending.delete(result.token);
+    if (pending === undefined || connection === null) {
+      // The connection is gone; a Register that still committed must not leave a session behind.
+      if (result.session === 'register' && result.outcome === 'ok') this.#submitDisconnect(result.client, result.userId, result.epoch);
+      return;
+    }
+    const header = new RequestHeaderView(pending.header);
+    if (result.outcome === 'ok') {
+      if (pending.kind === 'register') {
+        // A connection that logs in again under a new client id leaves its old session: log it out.
+        const previous = connection.session;
+        if (previous !== null && previous.client !== pending.client) this.#submitDisconnect(previous.client, previous.userId, previous.epoch);
+        connection.session = { client: pending.client, userId: pending.userId, epoch: result.epoch };
+        connection.send(loginReply(ctx.reply, header, pending.userId, result.epoch));
+      } else {
+        connection.session = null;
+        connection.send(statusReply(ctx.reply, header, 0));
+      }
+      ctx.listener().publishSession(connection);
+    } else if (result.outcome === 'client_id_owned_by_another_user') {
+      connection.send(eviction(ctx.reply, pending.client, EvictionReason.SessionError));
+    } else {
+      const code = RETRY_ANYWHERE.has(result.outcome) ? ErrorCode.TransientNotAccepted : ErrorCode.TransientNotCommitted;
+      connection.send(codeReply(ctx.reply, header, code));
+    }
+    this.#finish(connection);
+  }
+
+  #submitRegister(connection: ClientConnection, header: Uint8Array, client: bigint, userId: number, holding = false): void {
+    if (!holding) {
+      connection.hold();
+      connection.inFlight += 1;
+    }
+    this.#pending.set(connection.token, { kind: 'register', header, client, userId });
+    this.#ctx.dispatch(METADATA_THREAD, {
+      kind: 'session_submit', session: 'register', token: connection.token, client, userId, epoch: 0n, request: 0n,
+    });
+  }
+
+  #submitDisconnect(client: bigint, userId: number, epoch: bigint): void {
+    this.#ctx.dispatch(METADATA_THREAD, {
+      kind: 'session_submit', session: 'logout', token: TOKEN_NONE, client, userId, epoch, request: U64_MAX,
+    });
+  }
+
+  #finish(connection: ClientConnection): void {
+    connection.requestDone();
+    connection.release();
+  }
+
+  #evict(connection: ClientConnection, client: bigint, reason: EvictionReason): void {
+    const ctx = this.#ctx;
+    connection.send(eviction(ctx.reply, client, reason));
+    if (connection.session?.client === client) {
+      connection.session = null;
+      ctx.listener().publishSession(connection);
+    }
+  }
+}

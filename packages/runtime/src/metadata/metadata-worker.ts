@@ -1,0 +1,398 @@
+/**
+ * The metadata worker thread: the metadata group (`1 << 63`) of this node.
+ *
+ * ```
+ *  rings from shards ──▶ client_request (metadata writes, DeleteSegments) ─▶ MetadataHost.submitRequest
+ *                        session_submit (verified logins, logouts)         ─▶ driver.submitSession
+ *  MetadataDriver ── applied op ──▶ metadata_commit to EVERY shard (their read-only copies)
+ *                 ── client frame ─▶ (echo patched by the ledger) reply to the connection's shard
+ *                 ── session result ▶ session_result to the connection's shard
+ *  every 10 ms: driver.tick(), host.tick() (root bootstrap, PAT cleaner, revocations), status table
+ * ```
+ *
+ * Ordering: an op's `metadata_commit` is written to a shard's ring before any reply to that op
+ * (the driver reports the apply before it performs the reply effect, and a ring is FIFO), so a
+ * client that got its CreateStream reply finds the stream on its own shard's copy.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { ClientRequest } from '@shoal/consensus';
+import { ErrorCode, METADATA_GROUP, RequestHeaderView, clusterIdFromName, deleteSegmentsCommand } from '@shoal/protocol';
+import { encodeSnapshot } from '@shoal/state';
+import { RealDisk } from '@shoal/storage';
+import {
+  INTERNAL_TOKEN, MetadataDriver, MetadataHost, type AppliedOp, type SessionResult,
+} from '@shoal/replica';
+import { Channels } from '../channels/channels.js';
+import type { ChannelMessage, ClientRequestMessage, SessionSubmitMessage } from '../channels/messages.js';
+import { codeReply, type ReplyContext } from '../client-plane/replies.js';
+import { tokenShard } from '../client-plane/token.js';
+import { groupRole, notPrimaryCode } from '../engine/group-role.js';
+import { WallClock, randomPrng } from '../engine/clock.js';
+import { metadataConsensusConfig } from '../engine/consensus-config.js';
+import { RequestLedger } from '../engine/request-ledger.js';
+import { driverFatalReason } from './fatal-reasons.js';
+import { Turn } from '../node/turn.js';
+import { ReplicaLinks, linkSettings } from '../node/replica-links.js';
+import { WorkerRuntime, type WorkerControl } from '../node/worker-runtime.js';
+import { METADATA_THREAD, shardThread } from '../node/worker-data.js';
+import { HashPool } from '../pool/hash-pool.js';
+import { EventCounts } from '../metrics/thread-stats.js';
+
+const TICK_MS = 10;
+/** Metadata-group events worth an info line (rare: a view change, a transfer). */
+const LOGGED_EVENTS = new Set(['view_change', 'view_start', 'view_adopt', 'probe', 'state_transfer', 'journal_truncated']);
+
+class MetadataWorker {
+  readonly #rt: WorkerRuntime;
+  readonly #clock = new WallClock();
+  readonly #ledger = new RequestLedger();
+  readonly #hasher = new HashPool();
+  readonly #shardCount: number;
+  readonly #channels: Channels;
+  readonly #turn: Turn;
+  /** The last token each client used: frames the core addresses by client id only go there. */
+  readonly #tokenOfClient = new Map<bigint, number>();
+  /** Users of submitted sessions, by token (the result needs it; the core's does not carry it). */
+  readonly #sessionUsers = new Map<number, number>();
+  /** DeleteSegments offsets resolved by the partition owner, for the admission port. */
+  readonly #segmentHints = new Map<string, bigint>();
+  readonly #links: ReplicaLinks;
+  #driver: MetadataDriver | null = null;
+  #host: MetadataHost | null = null;
+  #commits = 0;
+  #acting = false;
+  readonly #events = new EventCounts();
+  readonly #replyContext: ReplyContext;
+  #tick: NodeJS.Timeout | null = null;
+  #readyPosted = false;
+
+  constructor(rt: WorkerRuntime) {
+    this.#rt = rt;
+    const config = rt.data.config;
+    this.#shardCount = config.system.sharding.shardCount;
+    this.#turn = new Turn(() => this.#endTurn());
+    this.#replyContext = {
+      cluster: clusterIdFromName(config.cluster.name),
+      replica: config.node.replicaId,
+      view: () => this.#driver?.replica.core.view ?? 0,
+      commit: () => BigInt(this.#driver?.replica.core.commitMax ?? 0),
+    };
+    // The metadata worker holds no link: its frames go to the link owner's ring, and the frames
+    // of the metadata group arrive on its own ring.
+    this.#links = new ReplicaLinks({
+      self: METADATA_THREAD,
+      shardCount: this.#shardCount,
+      status: rt.status,
+      log: rt.log.child('replica'),
+      link: linkSettings(config),
+      deliver: (_group, frame) => {
+        this.#driver?.onMessage(frame);
+      },
+      ring: (thread, message) => {
+        this.#channels.send(thread, message);
+        this.#turn.touch();
+      },
+      closed: () => undefined,
+    });
+    this.#channels = new Channels({
+      endpoints: rt.data.mesh,
+      onMessage: (message) => this.#onMessage(message),
+      onBatchEnd: () => this.#turn.touch(),
+      framesPerRingPerTurn: 256,
+      messageBytesMax: config.messageBus.maxMessageSizeBytes + 4096,
+      log: rt.log.child('channels'),
+    });
+  }
+
+  start(): void {
+    const rt = this.#rt;
+    const config = rt.data.config;
+    const transport = {
+      sendToReplica: (replica: number, frame: Uint8Array): void => this.#links.send(replica, METADATA_GROUP, frame),
+      sendToClient: (client: bigint, token: number | null, frame: Uint8Array): void => this.#toClient(client, token, frame),
+    };
+    const opened = MetadataDriver.open({
+      config: metadataConsensusConfig(config),
+      disk: new RealDisk(),
+      transport,
+      time: this.#clock,
+      prng: randomPrng(),
+      dir: join(config.system.path, 'metadata'),
+      incarnation: BigInt(rt.data.incarnation),
+      // `--fresh` in a cluster: this replica had state its peers still count on; it must learn the
+      // current view before it could lead one (docs/cluster.md "Rejoining with --fresh").
+      rejoin: config.cluster.enabled && config.boot.fresh,
+      stateOptions: { personalAccessTokensPerUserMax: config.personalAccessToken.maxTokensPerUser },
+      hooks: {
+        fatal: (reason, detail) => rt.fatal(driverFatalReason(reason), detail),
+        applied: (op) => this.#broadcastCommit(op),
+        committed: () => {
+          this.#commits += 1;
+        },
+        sessionResult: (result) => this.#onSessionResult(result),
+        installed: (installed) => {
+          this.#events.add('metadata', 'state_transfer_installed');
+          rt.log.info('metadata state transfer installed', { snapshotOp: installed.snapshotOp, commitOp: installed.commitOp });
+          this.#broadcastSnapshot();
+        },
+        dropped: (command, from, reason) => rt.log.debug('frame dropped', { command, from, reason }),
+        event: (name, detail) => {
+          this.#events.add('metadata', name);
+          if (LOGGED_EVENTS.has(name)) rt.log.info('metadata group', { event: name, detail });
+          else rt.log.debug('consensus event', { name, detail });
+        },
+      },
+    });
+    if (!opened.ok) {
+      rt.fatal(driverFatalReason(opened.reason), opened.detail);
+      return;
+    }
+    const driver = opened.driver;
+    this.#driver = driver;
+    this.#host = new MetadataHost({
+      driver,
+      transport,
+      now: () => this.#clock.realtimeMicros(),
+      rootUsername: config.root.username,
+      rootPassword: config.root.password,
+      patCleanerIntervalTicks: config.personalAccessToken.cleaner.enabled
+        ? Math.max(1, Math.floor(config.personalAccessToken.cleaner.intervalMs / TICK_MS)) : 0,
+      revocationTimeoutMicros: BigInt(config.consumerGroup.rebalancingTimeoutMs) * 1000n,
+      ports: {
+        hashPassword: (password) => this.#hasher.hash(password),
+        verifyPassword: (hash, password) => this.#hasher.verify(password, hash),
+        generateToken: () => randomBytes(32).toString('base64url'),
+        inFlightPartitions: () => [],
+        resolveSegments: (work) => this.#segmentHints.get(segmentKey(work)) ?? 0n,
+      },
+    });
+    rt.attach({
+      onDrain: () => rt.post({ type: 'drained' }),
+      onStop: () => this.#stop(),
+      stats: () => this.#stats(),
+    });
+    this.#broadcastSnapshot();
+    this.#publishStatus();
+    this.#tick = setInterval(() => this.#onTick(), TICK_MS);
+    void this.#channels.run().catch((error: unknown) => rt.fatal('assertion', `metadata channels: ${String(error)}`));
+    rt.log.info('metadata group recovered', { commit: driver.status.commitMax, op: driver.status.op, view: driver.status.view });
+    this.#maybeReady();
+  }
+
+  /**
+   * Ready once the catalog can serve a login: a single node waits for its root user (created by
+   * a committed op on first boot); a cluster replica does not wait (the primary creates it).
+   */
+  #maybeReady(): void {
+    const driver = this.#driver;
+    if (this.#readyPosted || driver === null) return;
+    if (this.#rt.data.config.node.replicaCount === 1 && driver.state.model.users.size === 0) return;
+    this.#readyPosted = true;
+    this.#rt.post({ type: 'ready' });
+  }
+
+  #onMessage(message: ChannelMessage): void {
+    if (this.#rt.stopped) return;
+    switch (message.kind) {
+      case 'client_request':
+        this.#onClientRequest(message);
+        break;
+      case 'session_submit':
+        this.#onSessionSubmit(message);
+        break;
+      case 'replica_frame':
+        this.#links.onRing(message);
+        break;
+      default:
+        this.#rt.log.warn('unexpected channel message on the metadata worker', { kind: message.kind });
+    }
+    this.#turn.touch();
+  }
+
+  #onClientRequest(message: ClientRequestMessage): void {
+    const driver = this.#driver;
+    const host = this.#host;
+    if (driver === null || host === null) return;
+    const h = new RequestHeaderView(message.header);
+    // The host may answer after an await (hashing in the pool): keep a copy of the body.
+    const request: ClientRequest = {
+      client: h.client, request: h.request, session: h.session, requestChecksum: h.requestChecksum, operation: h.operation,
+      body: message.body.slice(), userId: message.userId, timestamp: h.timestamp, token: message.token,
+    };
+    this.#tokenOfClient.set(request.client, message.token);
+    // Writes are admitted on the metadata primary only: a backup answers 58 (retry on the leader).
+    const refused = notPrimaryCode(driver);
+    if (refused !== 0) {
+      this.#reply(message.token, codeReply(this.#replyContext, h, refused), true);
+      return;
+    }
+    const check = driver.checkRequest(request);
+    if (check === 'epoch_ahead' || check === 'checksum_mismatch') {
+      // The core answers nothing to these client bugs (§7.3): release the request slot.
+      this.#reply(message.token, null, true);
+      return;
+    }
+    this.#ledger.record(message.token, METADATA_GROUP, request);
+    if (message.hostValue !== 0n) {
+      const decoded = deleteSegmentsCommand.decodeRequest(request.body);
+      const target = decoded.ok ? driver.state.topic(decoded.value.streamId, decoded.value.topicId) : undefined;
+      if (decoded.ok && target !== undefined) {
+        this.#segmentHints.set(segmentKey({
+          streamId: target.stream.id, topicId: target.topic.id, partitionId: decoded.value.partitionId, segmentsCount: decoded.value.segmentsCount,
+        }), message.hostValue);
+      }
+    }
+    host.submitRequest(request);
+    this.#segmentHints.clear();
+  }
+
+  #onSessionSubmit(message: SessionSubmitMessage): void {
+    const driver = this.#driver;
+    if (driver === null) return;
+    if (message.token !== 0) {
+      this.#sessionUsers.set(message.token, message.userId);
+      this.#tokenOfClient.set(message.client, message.token);
+    } else if (message.session === 'logout') {
+      this.#tokenOfClient.delete(message.client);
+    }
+    driver.submitSession({
+      session: message.session, client: message.client, userId: message.userId, epoch: message.epoch, request: message.request,
+      token: message.token,
+    });
+  }
+
+  #onSessionResult(result: SessionResult): void {
+    if (result.token === INTERNAL_TOKEN || result.token === 0) return;
+    const userId = this.#sessionUsers.get(result.token) ?? 0;
+    this.#sessionUsers.delete(result.token);
+    this.#channels.send(shardThread(tokenShard(result.token)), {
+      kind: 'session_result', session: result.session, token: result.token, client: result.client, userId,
+      outcome: result.outcome, epoch: result.epoch, watermark: result.watermark,
+    });
+  }
+
+  #toClient(client: bigint, token: number | null, frame: Uint8Array): void {
+    if (token === INTERNAL_TOKEN) return;
+    const target = token ?? this.#tokenOfClient.get(client) ?? null;
+    if (target === null || target === 0) return;
+    const matched = this.#ledger.match(target, METADATA_GROUP, frame);
+    this.#reply(target, matched.frame, matched.completes);
+  }
+
+  #reply(token: number, frame: Uint8Array | null, completes: boolean): void {
+    this.#channels.send(shardThread(tokenShard(token)), { kind: 'reply', token, frame, completes });
+  }
+
+  #broadcastCommit(op: AppliedOp): void {
+    for (let shard = 0; shard < this.#shardCount; shard++) {
+      this.#channels.send(shardThread(shard), {
+        kind: 'metadata_commit', op: BigInt(op.op), operation: op.operation, timestamp: op.timestamp, userId: op.userId,
+        client: op.client, body: op.body,
+      });
+    }
+    if (op.operation === 3) this.#tokenOfClient.delete(op.client);
+  }
+
+  /** The whole catalog to every shard (boot, and after a state-transfer install). */
+  #broadcastSnapshot(): void {
+    const driver = this.#driver;
+    if (driver === null) return;
+    const op = BigInt(driver.status.commitMin);
+    const snapshot = encodeSnapshot(driver.state, { sequenceNumber: op, createdAt: this.#clock.realtimeMicros(), clientTable: null });
+    for (let shard = 0; shard < this.#shardCount; shard++) {
+      this.#channels.send(shardThread(shard), { kind: 'metadata_snapshot', op, snapshot });
+    }
+    this.#turn.touch();
+  }
+
+  #onTick(): void {
+    const driver = this.#driver;
+    if (driver === null || this.#rt.stopped) return;
+    driver.tick();
+    this.#host?.tick();
+    this.#publishStatus();
+    this.#observeRole(driver);
+    this.#maybeReady();
+    this.#turn.touch();
+  }
+
+  /**
+   * Losing the primary role (a view change) drops the requests the core had not committed,
+   * unanswered (§5.1): answer each 57 (outcome unknown; the client table makes the replay on
+   * the new primary exactly-once) instead of leaving the client to its request timeout.
+   */
+  #observeRole(driver: MetadataDriver): void {
+    const acting = groupRole(driver).acting;
+    if (this.#acting && !acting) {
+      for (const pending of this.#ledger.takeGroup(METADATA_GROUP)) {
+        this.#reply(pending.token, codeReply(this.#replyContext, pending, ErrorCode.TransientNotCommitted), true);
+      }
+    }
+    this.#acting = acting;
+  }
+
+  #endTurn(): void {
+    if (this.#rt.stopped) return;
+    this.#driver?.flush();
+    this.#channels.flush();
+  }
+
+  /** Every tick: read from the core's fields (`driver.status` would list the WAL's ops each time). */
+  #publishStatus(): void {
+    const driver = this.#driver;
+    if (driver === null) return;
+    const c = driver.replica.core;
+    this.#rt.status.publishMetadata(c.view, c.status, c.primaryIndex(), BigInt(c.commitMax));
+  }
+
+  #stats(): ReturnType<WorkerControl['stats']> {
+    const driver = this.#driver;
+    const channels = this.#channels.stats();
+    const s = driver?.status;
+    return {
+      requests: {},
+      commits: { metadata: this.#commits, partition: 0 },
+      bytesIn: 0,
+      bytesOut: 0,
+      connectionsOpen: 0,
+      connectionsAccepted: 0,
+      connectionsClosed: 0,
+      connectionsRefused: {},
+      evictions: 0,
+      channelMessagesSent: channels.sent,
+      channelMessagesReceived: channels.received,
+      channelBacklogBytes: this.#channels.backlogBytes,
+      groups: driver === null || s === undefined ? [] : [{
+        group: METADATA_GROUP.toString(), plane: 'metadata', view: s.view, role: s.primary ? 'primary' : 'backup', status: s.status,
+        op: s.op, commit: s.commitMax, journalBytes: driver.journal.byteLength, segmentBytes: 0, segments: 0,
+      }],
+      replicaPeers: this.#links.stats(),
+      replicaHandshakes: this.#links.handshakes(),
+      consensusEvents: this.#events.snapshot(),
+    };
+  }
+
+  #stop(): void {
+    const rt = this.#rt;
+    if (this.#tick !== null) clearInterval(this.#tick);
+    try {
+      this.#driver?.close();
+    } catch (error) {
+      rt.log.error('metadata driver close failed', { error });
+    }
+    this.#channels.flush();
+    void this.#hasher.close().finally(() => {
+      rt.log.info('metadata worker stopped');
+      rt.post({ type: 'stopped' });
+      this.#channels.close();
+    });
+  }
+}
+
+function segmentKey(work: { streamId: number; topicId: number; partitionId: number; segmentsCount: number }): string {
+  return `${work.streamId}/${work.topicId}/${work.partitionId}/${work.segmentsCount}`;
+}
+
+const runtime = new WorkerRuntime();
+new MetadataWorker(runtime).start();

@@ -1,0 +1,121 @@
+/**
+ * What every worker thread (metadata or shard) sets up the same way: its typed `workerData`, a
+ * logger, the status table, the control port to the supervisor (stats, drain, stop), and
+ * `fatal(reason)`: one log line, a `fatal` message to the supervisor (which exits the process with
+ * the reason's code), and no further work on this thread.
+ */
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
+import { parentPort, workerData } from 'node:worker_threads';
+import { createLogger, type Logger } from '../log/logger.js';
+import { LogFile } from '../log/log-file.js';
+import { join } from 'node:path';
+import { heapStats, type ThreadStats } from '../metrics/thread-stats.js';
+import { Header, StatusTable } from '../status/status-table.js';
+import { type SupervisorToWorker, type WorkerToSupervisor, isSupervisorMessage } from './control.js';
+import type { FatalReason } from './exit-codes.js';
+import { type WorkerData, isWorkerData, threadName } from './worker-data.js';
+
+export interface WorkerControl {
+  onDrain(deadlineMs: number): void;
+  onStop(): void;
+  onListenFd?(fd: number): void;
+  /** A plaintext replica link handed over by the supervisor (replica-links.ts). */
+  onAdoptReplica?(replica: number, fd: number, leftover: Uint8Array): void;
+  /** TLS: run the replica plane on this thread. */
+  onStartReplicaPlane?(): void;
+  stats(): Omit<ThreadStats, 'thread' | 'heap' | 'loopDelay'>;
+}
+
+export class WorkerRuntime {
+  readonly data: WorkerData;
+  readonly name: string;
+  readonly log: Logger;
+  readonly status: StatusTable;
+  #stopped = false;
+  #control: WorkerControl | null = null;
+  /** Control messages that arrived before `attach` (e.g. the listening fd while a shard still boots). */
+  #early: SupervisorToWorker[] = [];
+  /** How long this thread's event loop was late (a blocked shard shows here first). */
+  readonly #loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+
+  constructor() {
+    if (!isWorkerData(workerData) || parentPort === null) throw new Error('not started as a Shoal worker thread');
+    this.data = workerData;
+    this.name = threadName(workerData);
+    this.status = StatusTable.attach(workerData.status);
+    const logging = workerData.config.system.logging;
+    const file = logging.fileEnabled
+      ? new LogFile(join(workerData.config.system.path, logging.path), this.status.words, Header.LOG_GENERATION)
+      : null;
+    this.log = createLogger({ logging, thread: this.name, target: 'runtime', file });
+    parentPort.on('message', (message: unknown) => this.#onControl(message));
+    this.#loopDelay.enable();
+  }
+
+  /** True once `fatal` ran: callers stop doing work. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  attach(control: WorkerControl): void {
+    this.#control = control;
+    const early = this.#early;
+    this.#early = [];
+    for (const message of early) this.#onControl(message);
+  }
+
+  post(message: WorkerToSupervisor): void {
+    parentPort?.postMessage(message);
+  }
+
+  fatal(reason: FatalReason, detail: string): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.log.error('fatal', { reason, detail });
+    this.post({ type: 'fatal', reason, detail });
+  }
+
+  #onControl(message: unknown): void {
+    if (!isSupervisorMessage(message)) return;
+    const control = this.#control;
+    const m: SupervisorToWorker = message;
+    if (control === null) {
+      this.#early.push(m);
+      return;
+    }
+    switch (m.type) {
+      case 'listen_fd':
+        control.onListenFd?.(m.fd);
+        return;
+      case 'drain':
+        control.onDrain(m.deadlineMs);
+        return;
+      case 'stop':
+        control.onStop();
+        return;
+      case 'adopt_replica':
+        if (control.onAdoptReplica === undefined) this.log.error('a replica connection was handed over, but this node runs no replica plane', { replica: m.replica });
+        else control.onAdoptReplica(m.replica, m.fd, m.leftover);
+        return;
+      case 'start_replica_plane':
+        if (control.onStartReplicaPlane === undefined) this.fatal('assertion', 'start_replica_plane sent to a worker without a replica plane');
+        else control.onStartReplicaPlane();
+        return;
+      case 'stats_request': {
+        if (m.gc) (globalThis as { gc?: () => void }).gc?.();
+        const body = control.stats();
+        const heap = heapStats(process.memoryUsage());
+        const v8heap = getHeapStatistics();
+        const d = this.#loopDelay;
+        const loopDelay = { p50Ms: d.percentile(50) / 1e6, p99Ms: d.percentile(99) / 1e6, maxMs: d.max / 1e6 };
+        d.reset();
+        this.post({
+          type: 'stats', id: m.id,
+          stats: { ...body, thread: this.name, heap: { ...heap, usedBytes: v8heap.used_heap_size, totalBytes: v8heap.total_heap_size }, loopDelay },
+        });
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,385 @@
+/**
+ * The partition groups one shard owns: their drivers (consensus core + segment storage + partition
+ * state machine, `@shoal/replica` PartitionDriver), kept in step with the metadata copy, and the
+ * requests other shards (or this one) route to them.
+ *
+ * Ownership: a partition group belongs to shard `shardOfGroup(group, S)` (shard/shard-of.ts).
+ * Reconciliation runs whenever the metadata revision moves (a create/delete/purge/truncate
+ * commit): a new partition gets its driver (recovering its directory, created when missing), a
+ * deleted one is destroyed (directory removed) and retired from the status table, a re-created
+ * one (same group, new created-revision) is destroyed and opened empty, and purge generations and
+ * delete watermarks are handed to the driver (`observePartition`).
+ *
+ * Requests (channels/messages.ts RequestRoute) wait while the copy has not applied the metadata op
+ * their sender had (the fence), then:
+ *   submit                  → driver.onRequest (SendMessages, Quorum offset writes)
+ *   poll / get_offset       → driver.poll / the stored offset, answered here
+ *   offset_local            → driver.applyOffsetWriteLocally (NoAck), answered here
+ *   resolve_delete_segments → the end offset of the oldest sealed segments, then on to the metadata worker
+ */
+import { AssertionError } from '@shoal/stdx';
+import type { ClientRequest } from '@shoal/consensus';
+import {
+  ErrorCode, METADATA_GROUP, RequestHeaderView, deleteSegmentsCommand, encodeResultRejection,
+  encodeResultSuccess, getConsumerOffsetCommand, pollMessagesCommand,
+} from '@shoal/protocol';
+import { type MetadataState, type PartitionRoute, topicSettingsOf } from '@shoal/state';
+import { type Disk, DataDirLayout, RETENTION_NEVER, partitionShareOfTopicSize } from '@shoal/storage';
+import { PartitionDriver, type FatalReason as DriverFatalReason } from '@shoal/replica';
+import type { ShoalConfig } from '../config/index.js';
+import { type ClientRequestMessage, RequestRoute } from '../channels/messages.js';
+import { unpackConsumerRef } from '../client-plane/consumer-ref.js';
+import { codeReply, payloadReply, payloadReplyParts, type ReplyContext, statusReply } from '../client-plane/replies.js';
+import { WallClock, randomPrng } from '../engine/clock.js';
+import { partitionConsensusConfig } from '../engine/consensus-config.js';
+import type { RequestLedger } from '../engine/request-ledger.js';
+import type { Logger } from '../log/logger.js';
+import { EventCounts, type GroupStats } from '../metrics/thread-stats.js';
+import { METADATA_THREAD } from '../node/worker-data.js';
+import type { StatusTable } from '../status/status-table.js';
+import { shardOfGroup } from './shard-of.js';
+import { NO_PRIMARY, groupRole, notPrimaryCode } from '../engine/group-role.js';
+
+export interface PartitionHostOptions {
+  readonly shard: number;
+  readonly config: ShoalConfig;
+  readonly disk: Disk;
+  readonly status: StatusTable;
+  readonly ledger: RequestLedger;
+  readonly reply: ReplyContext;
+  readonly log: Logger;
+  /** A finished request: its reply frame (or none) for the connection behind `token`. */
+  readonly deliver: (token: number, frame: Uint8Array | null, completes: boolean) => void;
+  /** A poll reply as parts (header, prefix, batch views). */
+  readonly deliverParts: (token: number, parts: readonly Uint8Array[]) => void;
+  /** On to another thread (DeleteSegments after resolving its offset). */
+  readonly forward: (thread: number, message: ClientRequestMessage) => void;
+  /** The driver of a partition stopped on an environment failure. */
+  readonly fatal: (reason: DriverFatalReason, detail: string) => void;
+  /** A group was touched: flush it at the end of the turn. */
+  readonly touched: () => void;
+  /** A replica-plane frame from a partition driver to a peer (node/replica-links.ts). */
+  readonly toReplica: (replica: number, group: bigint, frame: Uint8Array) => void;
+}
+
+interface Owned {
+  readonly driver: PartitionDriver;
+  route: PartitionRoute;
+  /** The role last seen at a tick (status table, and the drain of requests on losing it). */
+  view: number;
+  primary: number;
+  acting: boolean;
+}
+
+/** One retention pass per partition per minute (the reference cleaner's default interval). */
+export const RETENTION_INTERVAL_MS = 60_000;
+
+export class PartitionHost {
+  readonly #o: PartitionHostOptions;
+  readonly #layout: DataDirLayout;
+  readonly #owned = new Map<bigint, Owned>();
+  readonly #clock = new WallClock();
+  #revision = -1n;
+  #commits = 0;
+  /** Groups that committed since their counters were last published. */
+  readonly #dirty = new Set<bigint>();
+  #tableFullLogged = false;
+  readonly events = new EventCounts();
+
+  constructor(options: PartitionHostOptions) {
+    this.#o = options;
+    this.#layout = new DataDirLayout(options.config.system.path);
+  }
+
+  get size(): number {
+    return this.#owned.size;
+  }
+
+  get commits(): number {
+    return this.#commits;
+  }
+
+  owns(group: bigint): boolean {
+    return this.#owned.has(group);
+  }
+
+  /** Brings the set of drivers in line with the metadata state (cheap unless the revision moved). */
+  reconcile(state: MetadataState, force = false): void {
+    if (!force && state.revision === this.#revision) return;
+    this.#revision = state.revision;
+    const shardCount = this.#o.config.system.sharding.shardCount;
+    const wanted = new Map<bigint, PartitionRoute>();
+    for (const route of state.partitions()) {
+      if (shardOfGroup(route.consensusGroupId, shardCount) === this.#o.shard) wanted.set(route.consensusGroupId, route);
+    }
+    for (const [group, owned] of this.#owned) {
+      const route = wanted.get(group);
+      if (route === undefined || route.createdRevision !== owned.route.createdRevision) this.#destroy(group, owned);
+    }
+    for (const [group, route] of wanted) {
+      const owned = this.#owned.get(group);
+      if (owned === undefined) {
+        this.#open(state, route);
+      } else if (owned.route.purgeGeneration !== route.purgeGeneration || owned.route.deletedUpToOffset !== route.deletedUpToOffset) {
+        owned.route = route;
+        owned.driver.observePartition(route);
+        this.#publish(group, owned);
+      }
+    }
+  }
+
+  /** A request for a group this shard owns (the caller has checked the metadata fence). */
+  execute(message: ClientRequestMessage): void {
+    const o = this.#o;
+    const owned = this.#owned.get(message.group);
+    const header = new RequestHeaderView(message.header);
+    if (owned === undefined) {
+      // Deleted (or not created yet on this copy, which the fence rules out).
+      o.deliver(message.token, codeReply(o.reply, header, ErrorCode.PartitionNotFound), true);
+      return;
+    }
+    const driver = owned.driver;
+    if (message.route === RequestRoute.submit || message.route === RequestRoute.offset_local) {
+      // Writes are admitted on the partition's primary only (clustering/client-failover.mdx).
+      const refused = notPrimaryCode(driver);
+      if (refused !== 0) return o.deliver(message.token, codeReply(o.reply, header, refused), true);
+    }
+    switch (message.route) {
+      case RequestRoute.submit:
+        return this.#submit(message, header, driver);
+      case RequestRoute.poll:
+        return this.#poll(message, header, driver);
+      case RequestRoute.get_offset:
+        return this.#getOffset(message, header, driver);
+      case RequestRoute.offset_local: {
+        const outcome = driver.applyOffsetWriteLocally(header.operation, message.body);
+        const body = outcome.ok ? encodeResultSuccess() : encodeResultRejection(outcome.code);
+        o.deliver(message.token, payloadReply(o.reply, header, body), true);
+        o.touched();
+        return;
+      }
+      case RequestRoute.resolve_delete_segments:
+        return this.#resolveDeleteSegments(message, driver);
+    }
+  }
+
+  tick(): void {
+    for (const [group, owned] of this.#owned) {
+      owned.driver.tick();
+      this.#observeRole(group, owned);
+    }
+  }
+
+  /**
+   * Publishes a group's role when it changed. A replica that stops being the acting primary
+   * drops the requests it had not committed without answering them (§5.1): answer each one 57
+   * (its outcome is unknown: the new primary may commit it) so the client retries now instead of
+   * waiting for its request timeout.
+   */
+  #observeRole(group: bigint, owned: Owned): void {
+    const role = groupRole(owned.driver);
+    if (role.view === owned.view && role.primary === owned.primary && role.acting === owned.acting) return;
+    const lost = owned.acting && !role.acting;
+    owned.view = role.view;
+    owned.primary = role.primary;
+    owned.acting = role.acting;
+    this.#o.status.publishPartitionRole(group, role.view, role.primary);
+    if (!lost) return;
+    const o = this.#o;
+    for (const pending of o.ledger.takeGroup(group)) {
+      o.deliver(pending.token, codeReply(o.reply, pending, ErrorCode.TransientNotCommitted), true);
+    }
+  }
+
+  /** A replica-plane frame for a group this shard owns (dropped when the partition is unknown here). */
+  onReplicaFrame(group: bigint, frame: Uint8Array): void {
+    const owned = this.#owned.get(group);
+    if (owned === undefined) return;
+    owned.driver.onMessage(frame);
+    this.#o.touched();
+  }
+
+  /** End of a turn: group commit for every partition (cheap when nothing is pending), fresh counters. */
+  flush(): void {
+    for (const owned of this.#owned.values()) owned.driver.flush();
+    if (this.#dirty.size === 0) return;
+    for (const group of this.#dirty) {
+      const owned = this.#owned.get(group);
+      if (owned !== undefined) this.#publish(group, owned);
+    }
+    this.#dirty.clear();
+  }
+
+  /** Live counters into the status table (GetStream / GetTopic / GetStats on any shard). */
+  publishCounters(): void {
+    for (const [group, owned] of this.#owned) this.#publish(group, owned);
+  }
+
+  /** One retention pass (message expiry, topic size) over every owned partition. */
+  applyRetention(state: MetadataState): void {
+    const nowMicros = Date.now() * 1000;
+    for (const owned of this.#owned.values()) {
+      const found = state.topic({ kind: 'numeric', value: owned.route.streamId }, { kind: 'numeric', value: owned.route.topicId });
+      if (found === undefined) continue;
+      const settings = topicSettingsOf(found.topic.options);
+      const expiry = settings.messageExpiry >= BigInt(Number.MAX_SAFE_INTEGER) || settings.messageExpiry === 0n
+        ? RETENTION_NEVER : Number(settings.messageExpiry);
+      const maxSize = settings.maxTopicSize >= BigInt(Number.MAX_SAFE_INTEGER) || settings.maxTopicSize === 0n
+        ? RETENTION_NEVER : Number(settings.maxTopicSize);
+      const budget = partitionShareOfTopicSize(maxSize, Math.max(1, found.topic.partitions.length), Number(settings.segmentSize), this.#o.config.messageBus.maxMessageSizeBytes);
+      owned.driver.applyRetention({ messageExpiryMicros: expiry, sealedBytesBudget: budget }, nowMicros);
+    }
+  }
+
+  stats(): GroupStats[] {
+    const out: GroupStats[] = [];
+    for (const [group, owned] of this.#owned) {
+      const s = owned.driver.status;
+      const c = owned.driver.counters();
+      out.push({
+        group: group.toString(), plane: 'partition', view: s.view, role: s.primary ? 'primary' : 'backup', status: s.status,
+        op: s.op, commit: s.commitMax, journalBytes: 0, segmentBytes: Number(c.sizeBytes), segments: c.segmentsCount,
+      });
+    }
+    return out;
+  }
+
+  /** Clean shutdown: every driver flushes, syncs its log, records its frontier and closes. */
+  closeAll(): void {
+    for (const owned of this.#owned.values()) owned.driver.close();
+    this.#owned.clear();
+  }
+
+  #open(state: MetadataState, route: PartitionRoute): void {
+    const o = this.#o;
+    const found = state.topic({ kind: 'numeric', value: route.streamId }, { kind: 'numeric', value: route.topicId });
+    if (found === undefined) throw new AssertionError('partition host: a routed partition without its topic');
+    const settings = topicSettingsOf(found.topic.options);
+    const group = route.consensusGroupId;
+    const opened = PartitionDriver.open({
+      config: partitionConsensusConfig(o.config),
+      disk: o.disk,
+      transport: {
+        sendToReplica: (replica, frame) => o.toReplica(replica, group, frame),
+        sendToClient: (_client, token, frame) => this.#onClientFrame(group, token, frame),
+      },
+      time: this.#clock,
+      prng: randomPrng(),
+      hooks: {
+        fatal: (reason, detail) => o.fatal(reason, `partition ${route.streamId}/${route.topicId}/${route.partitionId}: ${detail}`),
+        committed: () => {
+          this.#commits += 1;
+          this.#dirty.add(group);
+        },
+        event: (name, detail) => {
+          this.events.add('partition', name);
+          o.log.debug('partition event', { group, name, detail });
+        },
+        installed: (installed) => {
+          this.events.add('partition', 'state_transfer_installed');
+          this.#dirty.add(group);
+          o.log.info('partition state transfer installed', { group, commitOp: installed.commitOp });
+        },
+      },
+      dir: this.#layout.partitionDir(route.streamId, route.topicId, route.partitionId),
+      group,
+      // After `--fresh` in a cluster every partition this process opens may hold committed data on
+      // the peers: probe for the current view instead of leading view 0 with an empty log.
+      rejoin: o.config.cluster.enabled && o.config.boot.fresh,
+      identity: { streamId: route.streamId, topicId: route.topicId, partitionId: route.partitionId },
+      storage: {
+        segmentSize: Number(settings.segmentSize),
+        enforceFsync: settings.enforceFsync,
+        messagesRequiredToSave: settings.messagesRequiredToSave,
+        sizeOfMessagesRequiredToSave: Number(settings.sizeOfMessagesRequiredToSave),
+        preallocateSegments: settings.preallocateSegments,
+        validateChecksum: o.config.system.partition.validateChecksum,
+      },
+    });
+    if (!opened.ok) {
+      o.fatal(opened.reason, `partition ${route.streamId}/${route.topicId}/${route.partitionId}: ${opened.detail}`);
+      return;
+    }
+    const owned: Owned = { driver: opened.driver, route, view: -1, primary: NO_PRIMARY, acting: false };
+    this.#owned.set(group, owned);
+    opened.driver.observePartition(route);
+    this.#publish(group, owned);
+    this.#observeRole(group, owned);
+    o.log.debug('partition opened', { group, stream: route.streamId, topic: route.topicId, partition: route.partitionId });
+  }
+
+  #destroy(group: bigint, owned: Owned): void {
+    owned.driver.destroy();
+    this.#owned.delete(group);
+    this.#o.status.retirePartition(group);
+    this.#o.log.debug('partition removed', { group });
+  }
+
+  #publish(group: bigint, owned: Owned): void {
+    if (!this.#o.status.publishPartition(group, owned.driver.counters()) && !this.#tableFullLogged) {
+      this.#tableFullLogged = true;
+      this.#o.log.warn('status table: partition slots full; some partition counters read as zero', { slots: this.#o.status.partitionSlots });
+    }
+  }
+
+  #submit(message: ClientRequestMessage, header: RequestHeaderView, driver: PartitionDriver): void {
+    const o = this.#o;
+    const request: ClientRequest = {
+      client: header.client, request: header.request, session: header.session, requestChecksum: header.requestChecksum,
+      operation: header.operation, body: message.body, userId: message.userId, timestamp: header.timestamp, token: message.token,
+    };
+    o.ledger.record(message.token, message.group, request);
+    const outcome = driver.onRequest(request);
+    if (outcome === 'dropped') {
+      o.ledger.forget(message.token, message.group, request.request);
+      o.deliver(message.token, null, true);
+    }
+    o.touched();
+  }
+
+  #poll(message: ClientRequestMessage, header: RequestHeaderView, driver: PartitionDriver): void {
+    const o = this.#o;
+    const request = pollMessagesCommand.decodeRequest(message.body);
+    if (!request.ok) return o.deliver(message.token, statusReply(o.reply, header, ErrorCode.InvalidCommand), true);
+    const polled = driver.poll({
+      consumer: unpackConsumerRef(message.hostValue), strategy: request.value.strategy, count: request.value.count,
+      autoCommit: request.value.autoCommit,
+    }, driver.status.primary);
+    if (!polled.ok) return o.deliver(message.token, statusReply(o.reply, header, polled.code), true);
+    const reply = polled.reply;
+    o.deliverParts(message.token, payloadReplyParts(o.reply, header, [reply.prefix, ...reply.batches]));
+    if (request.value.autoCommit) o.touched();
+  }
+
+  #getOffset(message: ClientRequestMessage, header: RequestHeaderView, driver: PartitionDriver): void {
+    const o = this.#o;
+    const stored = driver.state.offsets.get(unpackConsumerRef(message.hostValue));
+    const payload = stored === undefined
+      ? new Uint8Array(0)
+      : getConsumerOffsetCommand.encodeResponse({ partitionId: driver.state.identity.partitionId, currentOffset: driver.state.currentOffset, storedOffset: stored });
+    o.deliver(message.token, payloadReply(o.reply, header, payload), true);
+  }
+
+  #resolveDeleteSegments(message: ClientRequestMessage, driver: PartitionDriver): void {
+    const request = deleteSegmentsCommand.decodeRequest(message.body);
+    let upTo = 0n;
+    if (request.ok) {
+      let count = 0;
+      for (const segment of driver.storage.log.segments) {
+        if (!segment.sealed || count >= request.value.segmentsCount) break;
+        upTo = BigInt(segment.endOffset + 1);
+        count += 1;
+      }
+    }
+    this.#o.forward(METADATA_THREAD, { ...message, route: RequestRoute.submit, group: METADATA_GROUP, hostValue: upTo });
+  }
+
+  #onClientFrame(group: bigint, token: number | null, frame: Uint8Array): void {
+    if (token === null) return; // the partition plane has no client table: every reply has its token
+    const matched = this.#o.ledger.match(token, group, frame);
+    // Unmatched: a request already answered 57 when this replica lost the primary role, then
+    // committed after all (this replica led again): the client has moved on.
+    if (matched.completes) this.#o.deliver(token, matched.frame, true);
+  }
+}
+
