@@ -1,4 +1,7 @@
-import { ByteReader, CLUSTER_METADATA, CommandCode, ErrorCode, type ClusterMetadata, type LoginReply } from '@shoal/protocol';
+import {
+  ByteReader, CLUSTER_METADATA, type ClusterGroups, type ClusterMetadata, CommandCode, ErrorCode, GROUP_PRIMARY_UNKNOWN, type LoginReply,
+  readClusterGroups,
+} from '@shoal/protocol';
 import { type NodeAddress, addressKey, formatAddress } from './address.js';
 import {
   ShoalAbortError, ShoalConnectionError, ShoalConnectionLostError, type ShoalError, ShoalProtocolError, ShoalResponseError,
@@ -14,13 +17,17 @@ import type { ConnectionOptions, Reply, RequestOptions, TcpConnection } from './
  *   route          goes to                                        learned from
  *   read           whichever node is connected (home first)       -
  *   metadata       the metadata primary (role Leader)             GetClusterMetadata
- *   partition      that partition's primary                       last node that accepted a write
- *                  (the leader until learned)                     for it; 58 from a node rules it out
+ *   partition      that partition's primary                       GetClusterMetadata's Shoal extension
+ *                                                                 (per-partition primaries), else the
+ *                                                                 last node that accepted a write for
+ *                                                                 it; 58 from a node rules it out
  *
  * The 0.11.0 GetClusterMetadata reply lists nodes with a role (Leader / Follower) and a status,
- * not per-partition primaries, so partition primaries are learned: a write goes to the node that
- * last accepted a write for that partition, else to the metadata leader; a node answering 58
- * TransientNotAccepted is ruled out for that partition until the roster changes.
+ * not per-partition primaries. A Shoal server appends an extension section after the standard
+ * payload with the primary of every partition (protocol `readClusterGroups`; stock servers send
+ * none and stock SDKs ignore it). Without it, partition primaries are learned: a write goes to
+ * the node that last accepted a write for that partition, else to the metadata leader; a node
+ * answering 58 TransientNotAccepted is ruled out for that partition until the roster changes.
  *
  * Retries: a retriable failure (57 after the session's own same-connection replays, 58, a lost or
  * refused connection, a timeout, a session eviction) marks the metadata stale and retries after
@@ -28,7 +35,11 @@ import type { ConnectionOptions, Reply, RequestOptions, TcpConnection } from './
  * Switching target node counts as a redirect; more than `redirectsMax` (3, as the Rust SDK)
  * fails the call. While the cluster has no leader (a view change in progress) write routes poll
  * the metadata every `metadataPollIntervalMs` until one appears or the budget runs out.
- * Definitive errors (validation, permissions, not found) are never retried.
+ * Definitive errors (validation, permissions, not found) are never retried, with one exception:
+ * read-your-writes across nodes. Every node answers from its own copy of the metadata, which
+ * applies a committed change a moment after the primary acknowledged it. A "not found" answered
+ * by another node within `readYourWritesMs` (default 3000 ms) of a metadata write this client saw
+ * acknowledged is that lag, not an answer: the call is retried (same back-off and budget).
  *
  * Writes in flight when their connection died, or that timed out, may have been applied. They are
  * retried too (`retryUncertainWrites`, default true): partition writes are at-least-once anyway;
@@ -60,8 +71,16 @@ export interface ClusterOptions {
   readonly metadataPollIntervalMs?: number;
   /** A node that refused a connection is skipped for this long (default 1000 ms). */
   readonly nodeDownMs?: number;
+  /** After an acknowledged metadata write, "not found" from another node is retried for this long (default 3000 ms; 0 = never). */
+  readonly readYourWritesMs?: number;
   readonly retry?: RetryOptions;
 }
+
+/** What a node whose metadata copy lags answers for an object that was just created elsewhere. */
+const CATCH_UP_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.ResourceNotFound, ErrorCode.StreamIdNotFound, ErrorCode.StreamNameNotFound, ErrorCode.TopicIdNotFound,
+  ErrorCode.TopicNameNotFound, ErrorCode.PartitionNotFound, ErrorCode.ConsumerGroupIdNotFound, ErrorCode.ConsumerGroupNameNotFound,
+]);
 
 /** Node roles and statuses as the reference encodes them (ClusterNodeRole, ClusterNodeStatus, repr(u8)). */
 export const ClusterNodeRole = { Leader: 0, Follower: 1 } as const;
@@ -85,6 +104,18 @@ export interface ClusterView {
   readonly nodes: readonly ClusterNodeView[];
   /** The metadata primary, or null while leaderless. */
   readonly leader: ClusterNodeView | null;
+  /**
+   * Each partition's primary from the Shoal extension, keyed like partition routes (stream and
+   * topic by id and by name); empty from a server without the extension.
+   */
+  readonly partitionPrimaries: ReadonlyMap<string, ClusterNodeView>;
+  /** The extension as received (null: none). */
+  readonly groups: ClusterGroups | null;
+}
+
+/** The standard GetClusterMetadata payload plus Shoal's extension, when present. */
+export interface DecodedClusterMetadata extends ClusterMetadata {
+  readonly groups: ClusterGroups | null;
 }
 
 export function roleName(role: number): NodeRoleName {
@@ -99,19 +130,37 @@ export function statusName(status: number): NodeStatusName {
  * Decodes a GetClusterMetadata payload leniently: the 0.11.0 layout, with any trailing bytes a
  * newer server appends (per-group primaries, say) ignored rather than fatal.
  */
-export function decodeClusterMetadata(payload: Uint8Array): ClusterMetadata {
+export function decodeClusterMetadata(payload: Uint8Array): DecodedClusterMetadata {
   const reader = new ByteReader(payload);
   const metadata = CLUSTER_METADATA.read(reader);
   if (reader.reason !== null) throw new ShoalProtocolError(reader.reason, 'cluster metadata');
-  return metadata;
+  return { ...metadata, groups: readClusterGroups(reader) };
 }
 
-export function clusterView(metadata: ClusterMetadata): ClusterView {
+export function clusterView(metadata: ClusterMetadata & { readonly groups?: ClusterGroups | null }): ClusterView {
   const nodes = metadata.nodes.map((n): ClusterNodeView => ({
     name: n.name, address: { host: n.ip, port: n.tcpPort }, role: roleName(n.role), status: statusName(n.status), raw: n,
   }));
   const leader = nodes.find((n) => n.role === 'leader' && n.status !== 'unreachable' && n.status !== 'stopping') ?? null;
-  return { name: metadata.name, nodes, leader };
+  const groups = metadata.groups ?? null;
+  const partitionPrimaries = new Map<string, ClusterNodeView>();
+  if (groups !== null) {
+    const byReplica = new Map<number, ClusterNodeView>();
+    groups.nodeReplicaIds.forEach((id, index) => {
+      const node = nodes[index];
+      if (node !== undefined) byReplica.set(id, node);
+    });
+    for (const t of groups.topics) {
+      const streams = [`#${t.streamId}`, `'${t.streamName}'`];
+      const topics = [`#${t.topicId}`, `'${t.topicName}'`];
+      for (const p of t.partitions) {
+        const node = p.primary === GROUP_PRIMARY_UNKNOWN ? undefined : byReplica.get(p.primary);
+        if (node === undefined) continue;
+        for (const stream of streams) for (const topic of topics) partitionPrimaries.set(`${stream}/${topic}/${p.partitionId}`, node);
+      }
+    }
+  }
+  return { name: metadata.name, nodes, leader, partitionPrimaries, groups };
 }
 
 export type ConnectionFactory = (address: NodeAddress, options: ConnectionOptions) => TcpConnection;
@@ -142,6 +191,8 @@ export class ClusterRouter {
   readonly #learned = new Map<string, string>();
   /** Partition key → address keys that answered "not accepted" for it since the last roster change. */
   readonly #ruledOut = new Map<string, Set<string>>();
+  /** The last metadata write this client saw acknowledged: when, and by which node. */
+  #metadataWrite: { readonly at: number; readonly target: string } | null = null;
   #closed = false;
 
   constructor(bootstrap: readonly NodeAddress[], connectionOptions: ConnectionOptions, options: ClusterOptions, deps: {
@@ -257,20 +308,29 @@ export class ClusterRouter {
       try {
         const reply = await connection.request(call, options);
         if (route.kind === 'partition') this.#learned.set(route.key, target);
+        else if (route.kind === 'metadata') this.#metadataWrite = { at: this.#scheduler.now(), target };
         return reply;
       } catch (thrown) {
         const error = asShoalError(thrown);
-        if (!error.retriable || error instanceof ShoalAbortError) throw error;
+        if (error instanceof ShoalAbortError || !(error.retriable || this.#lagging(error, target))) throw error;
         const uncertain = isUncertain(error);
         if (isWrite && uncertain && options.idempotent !== true && retry.retryUncertainWrites === false) throw error;
         lastError = error;
-        this.#noteFailure(route, target, error);
+        // A lagging node is still the right target: only a retriable failure re-routes.
+        if (error.retriable) this.#noteFailure(route, target, error);
         if (attempts >= retry.attemptsMax) throw new ShoalRetryExhaustedError('attempts', attempts, redirects, error);
         const pause = backoffDelay(attempts - 1, retry.backoffBaseMs, retry.backoffMaxMs, this.#random);
         if (this.#scheduler.now() + pause >= deadline) throw new ShoalRetryExhaustedError('time', attempts, redirects, error);
         await this.#scheduler.sleep(pause, options.signal);
       }
     }
+  }
+
+  /** A "not found" from a node other than the one that just acknowledged a metadata write. */
+  #lagging(error: ShoalError, target: string): boolean {
+    const write = this.#metadataWrite;
+    if (write === null || write.target === target || !(error instanceof ShoalResponseError) || !CATCH_UP_CODES.has(error.code)) return false;
+    return this.#scheduler.now() - write.at < (this.#options.readYourWritesMs ?? 3000);
   }
 
   // ── targets ──────────────────────────────────────────────────────────────────────────────
@@ -303,9 +363,14 @@ export class ClusterRouter {
   }
 
   #partitionTarget(key: string, view: ClusterView): string {
+    const excluded = this.#ruledOut.get(key) ?? new Set<string>();
+    const advertised = view.partitionPrimaries.get(key);
+    if (advertised !== undefined && advertised.status !== 'unreachable') {
+      const target = addressKey(advertised.address);
+      if (!excluded.has(target) && !this.#isDown(target)) return target;
+    }
     const learned = this.#learned.get(key);
     if (learned !== undefined && !this.#isDown(learned)) return learned;
-    const excluded = this.#ruledOut.get(key) ?? new Set<string>();
     const leader = view.leader === null ? null : addressKey(view.leader.address);
     const ordered = [leader, ...view.nodes.filter((n) => n.status !== 'unreachable').map((n) => addressKey(n.address))]
       .filter((k): k is string => k !== null);
@@ -369,6 +434,15 @@ export class ClusterRouter {
     if (previousLeader !== leader) {
       this.#ruledOut.clear();
       this.#learned.clear();
+    } else {
+      // A partition whose advertised primary moved: what was ruled out for it may lead now.
+      for (const key of [...this.#ruledOut.keys()]) {
+        const before = this.#view?.partitionPrimaries.get(key);
+        const after = view.partitionPrimaries.get(key);
+        if ((before === undefined ? null : addressKey(before.address)) !== (after === undefined ? null : addressKey(after.address))) {
+          this.#ruledOut.delete(key);
+        }
+      }
     }
     this.#view = view;
     this.#viewStale = false;

@@ -149,6 +149,32 @@ describe('leader redirection', () => {
     expect(a.requestsOf(CommandCode.CreateStream)).toHaveLength(0);
   });
 
+  it('read-your-writes: "not found" from a lagging node just after a create elsewhere is retried', async () => {
+    const c = connect();
+    await c.stream.create({ name: 'orders' }); // acknowledged by node-b, the metadata primary
+    // node-a (where reads go) applies the create a moment later, as a backup's metadata copy does.
+    // It has applied it by the third time it is asked.
+    let polls = 0;
+    const aRejects = a.intercept;
+    a.intercept = (r, server) => {
+      if (r.code === CommandCode.PollMessages && ++polls === 3) a.addStream('orders', [['events', 1]]);
+      return aRejects === null ? null : aRejects(r, server);
+    };
+    const poll = { streamId: 'orders', topicId: 'events', partitionId: 0, consumer: 1, strategy: { offset: 0n }, count: 10 } as const;
+    const got = await c.pollMessages(poll);
+    expect(got.messages).toHaveLength(0);
+    expect(a.requestsOf(CommandCode.PollMessages)).toHaveLength(3);
+    // Without a recent write elsewhere, "not found" is an answer: asked once, never retried.
+    const lone = connect({ cluster: { readYourWritesMs: 0, retry: { backoffBaseMs: 1, backoffMaxMs: 10, budgetMs: 3000 } } });
+    const before = a.requestsOf(CommandCode.PollMessages).length;
+    await lone.stream.create({ name: 'elsewhere' });
+    const error = await lone.pollMessages({ ...poll, streamId: 'elsewhere' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ShoalResponseError);
+    expect(error).toMatchObject({ code: ErrorCode.StreamNameNotFound });
+    expect(a.requestsOf(CommandCode.PollMessages).length - before).toBe(1);
+    await lone.close();
+  });
+
   it('a server without cluster metadata: everything goes to the connected node', async () => {
     a.metadata = null;
     a.intercept = (r) => (r.code === CommandCode.GetClusterMetadata ? { kind: 'reject', code: ErrorCode.FeatureUnavailable } : null);
