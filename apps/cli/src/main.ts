@@ -3,6 +3,7 @@ import { ShoalClient, ShoalError, asShoalError } from '@shoal/client';
 import { type Env, type GlobalOptions, type Target, openClient, resolveTarget } from './context.js';
 import { type Output, createOutput, stringify } from './output.js';
 import { registerCommands } from './commands.js';
+import { registerBench } from './bench.js';
 
 /**
  * `shoal`: the command-line client. Commands and flags mirror the reference `iggy` CLI
@@ -73,6 +74,7 @@ export function buildProgram(io: CliIo, exit: { code: number }): Command {
     });
   };
   registerCommands(program, leaf);
+  registerBench(program, { stderr: io.stderr, env: io.env }, exit);
   return program;
 }
 

@@ -1,0 +1,98 @@
+import { type BenchOptions, type SweepKey, type Workload, withValue } from './flags.js';
+import type { SystemName } from './target.js';
+
+/**
+ * What one invocation runs: a list of scenarios (a workload and the systems that run it), and
+ * the sweeps that group some of them.
+ *
+ * - Default (no shape flag): the standard suite, one scenario per issue target (below).
+ * - Any shape flag (replicas, shards, partitions, producers, consumers, message size, batch,
+ *   in flight): that one workload ("custom"). Run-length flags (messages, duration, warmup) only
+ *   shorten or lengthen whatever runs.
+ * - `--sweep key=v1,v2`: one scenario per value, on top of the flags given.
+ * NATS runs a scenario when `--compare nats` is given, except shard sweeps (NATS has no shards).
+ */
+export interface Scenario {
+  readonly id: string;
+  readonly title: string;
+  readonly workload: Workload;
+  readonly systems: readonly SystemName[];
+  readonly sweep: { readonly key: SweepKey; readonly value: number } | null;
+  /** Needs a cluster shape the bench starts itself (skipped with --target). */
+  readonly needsLauncher: boolean;
+}
+
+export interface SweepPlan {
+  readonly key: SweepKey;
+  readonly values: readonly number[];
+  readonly scenarioIds: readonly string[];
+}
+
+export interface Plan {
+  readonly kind: 'suite' | 'custom' | 'sweep';
+  readonly scenarios: readonly Scenario[];
+  readonly sweeps: readonly SweepPlan[];
+}
+
+const SHAPE_KEYS = ['replicas', 'shards', 'partitions', 'producers', 'consumers', 'messageSize', 'batch', 'inFlight'] as const;
+
+/** Scenario ids of the standard suite (the issue's targets refer to them). */
+export const SUITE = {
+  batch1000: 'r3-batch-1000',
+  window256: 'r3-window-256',
+  oneAtATime: 'r3-one-at-a-time',
+  shards1: 'single-node-shards-1',
+  shards2: 'single-node-shards-2',
+} as const;
+
+export function buildPlan(options: BenchOptions): Plan {
+  const base = options.base;
+  const withNats = (systems: SystemName[], allowed = true): SystemName[] => (options.compare === 'nats' && allowed ? [...systems, 'nats'] : systems);
+  if (options.sweeps.length > 0) {
+    const scenarios: Scenario[] = [];
+    const sweeps: SweepPlan[] = [];
+    for (const sweep of options.sweeps) {
+      const ids: string[] = [];
+      for (const value of sweep.values) {
+        const id = `sweep-${sweep.key}-${value}`;
+        ids.push(id);
+        scenarios.push({
+          id,
+          title: `${sweep.key} = ${value}`,
+          workload: withValue(base, sweep.key, value),
+          systems: withNats(['shoal'], sweep.key !== 'shards'),
+          sweep: { key: sweep.key, value },
+          needsLauncher: sweep.key === 'replicas' || sweep.key === 'shards',
+        });
+      }
+      sweeps.push({ key: sweep.key, values: sweep.values, scenarioIds: ids });
+    }
+    return { kind: 'sweep', scenarios, sweeps };
+  }
+  if (SHAPE_KEYS.some((k) => options.explicit.has(k))) {
+    return {
+      kind: 'custom',
+      scenarios: [{ id: 'custom', title: describeWorkload(base), workload: base, systems: withNats(['shoal']), sweep: null, needsLauncher: false }],
+      sweeps: [],
+    };
+  }
+  const r3: Workload = { ...base, replicas: 3, shards: 1, partitions: 1, producers: 1, consumers: 1, messageSize: 1024 };
+  const single: Workload = { ...base, replicas: 1, partitions: 8, producers: 2, consumers: 1, messageSize: 1024, batch: 1000, inFlight: 8 };
+  return {
+    kind: 'suite',
+    scenarios: [
+      { id: SUITE.batch1000, title: '3 replicas, batches of 1,000, 8 in flight', workload: { ...r3, batch: 1000, inFlight: 8 }, systems: withNats(['shoal']), sweep: null, needsLauncher: false },
+      { id: SUITE.window256, title: '3 replicas, batch 1, 256 in flight', workload: { ...r3, batch: 1, inFlight: 256 }, systems: withNats(['shoal']), sweep: null, needsLauncher: false },
+      { id: SUITE.oneAtATime, title: '3 replicas, one message at a time', workload: { ...r3, batch: 1, inFlight: 1 }, systems: withNats(['shoal']), sweep: null, needsLauncher: false },
+      { id: SUITE.shards1, title: 'single node, 1 shard, 8 partitions, batches of 1,000', workload: { ...single, shards: 1 }, systems: ['shoal'], sweep: { key: 'shards', value: 1 }, needsLauncher: true },
+      { id: SUITE.shards2, title: 'single node, 2 shards, 8 partitions, batches of 1,000', workload: { ...single, shards: 2 }, systems: ['shoal'], sweep: { key: 'shards', value: 2 }, needsLauncher: true },
+    ],
+    sweeps: [{ key: 'shards', values: [1, 2], scenarioIds: [SUITE.shards1, SUITE.shards2] }],
+  };
+}
+
+export function describeWorkload(w: Workload): string {
+  const length = w.messages !== null ? `${w.messages.toLocaleString('en-US')} messages` : `${w.durationS ?? 0} s`;
+  return `${w.replicas} replica${w.replicas === 1 ? '' : 's'}, ${w.shards} shard${w.shards === 1 ? '' : 's'}, ${w.partitions} partition${w.partitions === 1 ? '' : 's'}, ` +
+    `${w.producers}P/${w.consumers}C, ${w.messageSize} B, batch ${w.batch}, ${w.inFlight} in flight, ${length} (+${w.warmupS} s warmup)`;
+}
