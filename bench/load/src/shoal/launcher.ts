@@ -145,7 +145,10 @@ export class ShoalLauncher implements ClusterLauncher {
         IGGY_ROOT_PASSWORD: this.credentials.password,
       };
       if (shape.replicas === 1) delete env['SHOAL_CLUSTER_AUTH_SHARED_SECRET'];
-      processes.push(new ManagedProcess(`shoal-server ${id}`, process.execPath, [serverCommand(this.entry), ...args], { env }));
+      // SHOAL_BENCH_NODE_ARGS: extra Node flags for the servers (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`,
+      // which NODE_OPTIONS refuses), to profile the servers under the bench's own workload.
+      const nodeArgs = (process.env['SHOAL_BENCH_NODE_ARGS'] ?? '').split(' ').filter((a) => a.length > 0);
+      processes.push(new ManagedProcess(`shoal-server ${id}`, process.execPath, [...nodeArgs, serverCommand(this.entry), ...args], { env }));
     }
     const cluster = new ShoalCluster(shape, processes, nodes.map((n) => `127.0.0.1:${n.tcp}`), dir);
     try {

@@ -2,14 +2,16 @@
  * The main thread of a node: acceptor and supervisor. It owns the configuration, the data
  * directory's identity (and `--fresh`), the shared memory (ring mesh, status table), the worker
  * threads, the metrics endpoint, signals and the exit code. It does no per-frame work: client
- * sockets live on the shards (a shared listening socket, client-plane/listener.ts), and the
- * replica listener with its handshake and fd hand-off arrives with the cluster issue.
+ * sockets live on the shards (a shared listening socket, client-plane/listener.ts). In cluster
+ * mode it starts the replica plane once every worker serves: plaintext, the listener, dialer and
+ * handshakes run here and each established link's fd is handed to a shard (`adopt_replica`); TLS,
+ * the whole plane runs on one shard (`start_replica_plane`). See docs/cluster.md.
  *
  * ```
  *  boot:   --fresh wipe ─▶ openDataDir (identity) ─▶ log file ─▶ status table + ring mesh
  *          ─▶ metadata worker (recovers, sends the snapshot) + N shard workers
  *          ─▶ shard 0 binds tcp.address, reports the fd ─▶ relayed to shards 1..N-1 ─▶ all ready
- *          ─▶ one `ready` log line with the bound addresses
+ *          ─▶ cluster mode: replica plane started ─▶ one `ready` log line with the bound addresses
  *  run:    GET metrics.endpoint ─▶ stats_request to every worker ─▶ Prometheus text
  *          a worker exits or throws, or reports `fatal` ─▶ fatal log line ─▶ exit(code of reason)
  *  stop:   SIGINT / SIGTERM ─▶ drain every shard (stop accepting, answer in-flight, close
