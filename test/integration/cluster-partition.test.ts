@@ -25,6 +25,27 @@ describe('cluster: the primary partitioned from the others', () => {
     await cluster?.stop();
   }, 60_000);
 
+  // A window deeper than the partition core's queues (32 prepares + 64 queued by default): the
+  // primary parks the excess and hands it on as commits free room. Before, it dropped them without
+  // an answer and every client waited for its request timeout.
+  it('a window deeper than the primary\'s queues: every request is answered, in order, exactly once', async () => {
+    const noRetry = { requestTimeoutMs: 30_000, cluster: { retry: { attemptsMax: 1 } } } as const;
+    const producers = [cluster.client(noRetry), cluster.client(noRetry)];
+    await producers[0]?.stream.create({ name: 'deep' });
+    await producers[0]?.topic.create({ streamId: 'deep', name: 'w', partitionsCount: 1 });
+    const log = newLog();
+    const PER_PRODUCER = 120;
+    const results = await Promise.all(producers.flatMap((client, p) => Array.from({ length: PER_PRODUCER }, (_, i) =>
+      sendTagged(client, log, 'deep', 'w', 0, `deep-${p}-${i}`, 1))));
+    expect(log.errors).toEqual([]);
+    expect(results.every((ok) => ok)).toBe(true);
+    const stored = await readPartition(cluster.nodeClient(await cluster.leader()), 'deep', 'w', 0);
+    expect(stored.size).toBe(2 * PER_PRODUCER);
+    expect(checkPartition(stored, 0, log)).toEqual([]);
+    await producers[0]?.stream.delete({ streamId: 'deep' });
+    for (const client of producers) await client.destroy();
+  }, 120_000);
+
   it('the minority cannot commit, the majority elects and continues, healing converges', async () => {
     const everywhere = cluster.client({ requestTimeoutMs: 5_000 });
     await everywhere.stream.create({ name: STREAM });

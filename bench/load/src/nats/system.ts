@@ -102,14 +102,25 @@ class NatsTarget implements BenchTarget {
     this.#run = run;
     const { jsm } = await this.#system.admin();
     const { stream, subjectPrefix } = streamNames(run);
-    await jsm.streams.add({
-      name: stream,
-      subjects: [`${subjectPrefix}.>`],
-      storage: StorageType.File,
-      num_replicas: run.workload.replicas,
-    });
-    // The stream group must have a leader and caught-up peers before the clock starts.
+    // Right after the servers start, JetStream's meta group may not know every peer yet and
+    // refuses placement ("no suitable peers for placement"): retry that for a while.
     const deadline = Date.now() + 20_000;
+    for (;;) {
+      try {
+        await jsm.streams.add({
+          name: stream,
+          subjects: [`${subjectPrefix}.>`],
+          storage: StorageType.File,
+          num_replicas: run.workload.replicas,
+        });
+        break;
+      } catch (error) {
+        const transient = error instanceof Error && /no suitable peers|insufficient resources|timeout/i.test(error.message);
+        if (!transient || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+    // The stream group must have a leader and caught-up peers before the clock starts.
     for (;;) {
       const info = await jsm.streams.info(stream);
       const peers = info.cluster?.replicas ?? [];

@@ -1,5 +1,5 @@
 import { assert } from '@shoal/stdx';
-import { getU128, getU32, getU8, setU128, setU32, setU8 } from './header-bytes.js';
+import { dataViewOf, getU32, getU8, setU128, setU32, setU8, u128At } from './header-bytes.js';
 
 /**
  * The 256-byte frame header every client-plane frame starts with, and the 128-byte prefix that
@@ -83,15 +83,16 @@ export interface FramePrefix {
 
 export function readFramePrefix(bytes: Uint8Array): FramePrefix {
   assert(bytes.length >= HEADER_SIZE, 'readFramePrefix: short buffer');
+  const v = dataViewOf(bytes);
   return {
-    checksum: getU128(bytes, FRAME_PREFIX.checksum.offset),
-    checksumBody: getU128(bytes, FRAME_PREFIX.checksumBody.offset),
-    cluster: getU128(bytes, FRAME_PREFIX.cluster.offset),
-    size: getU32(bytes, FRAME_PREFIX.size.offset),
-    view: getU32(bytes, FRAME_PREFIX.view.offset),
-    release: getU32(bytes, FRAME_PREFIX.release.offset),
-    command: getU8(bytes, FRAME_PREFIX.command.offset),
-    replica: getU8(bytes, FRAME_PREFIX.replica.offset),
+    checksum: u128At(v, FRAME_PREFIX.checksum.offset),
+    checksumBody: u128At(v, FRAME_PREFIX.checksumBody.offset),
+    cluster: u128At(v, FRAME_PREFIX.cluster.offset),
+    size: v.getUint32(FRAME_PREFIX.size.offset, true),
+    view: v.getUint32(FRAME_PREFIX.view.offset, true),
+    release: v.getUint32(FRAME_PREFIX.release.offset, true),
+    command: bytes[FRAME_PREFIX.command.offset] as number,
+    replica: bytes[FRAME_PREFIX.replica.offset] as number,
   };
 }
 

@@ -25,6 +25,16 @@ export function getU128(bytes: Uint8Array, offset: number): bigint {
   return readU128LE(bytes, offset);
 }
 
+/**
+ * A u128 through a DataView the caller already holds (header decoders read many fields: one
+ * view for all of them). The shift and OR run only when the high half is set.
+ */
+export function u128At(v: DataView, offset: number): bigint {
+  const lo = v.getBigUint64(offset, true);
+  const hi = v.getBigUint64(offset + 8, true);
+  return hi === 0n ? lo : lo | (hi << 64n);
+}
+
 export function setU8(bytes: Uint8Array, offset: number, value: number): void {
   bytes[offset] = value & 0xff;
 }

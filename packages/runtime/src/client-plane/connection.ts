@@ -90,6 +90,8 @@ export class ClientConnection {
   #stallSinceMs = -1;
   #bytesWrittenAtCheck = 0;
   #closeReason = '';
+  /** Corked until the end of the current turn (see `#corkForTurn`). */
+  #corked = false;
 
   constructor(socket: Socket, ids: { token: number; slot: number; clientId: number }, limits: ConnectionLimits,
     handler: ConnectionHandler, counters: ConnectionCounters, nowMs: number) {
@@ -117,22 +119,39 @@ export class ClientConnection {
   /** Writes a whole frame. `frame` must stay unchanged afterwards (copy ring views first). */
   send(frame: Uint8Array): void {
     if (this.closed) return;
+    this.#corkForTurn();
     this.#counters.bytesOut += frame.length;
     this.socket.write(frame);
     this.#checkOverflow();
   }
 
-  /** Writes a frame given as parts (header, then body pieces), corked into one write. */
+  /** Writes a frame given as parts (header, then body pieces), in the turn's one write. */
   sendParts(parts: readonly Uint8Array[]): void {
     if (this.closed) return;
-    this.socket.cork();
+    this.#corkForTurn();
     for (const part of parts) {
       this.#counters.bytesOut += part.length;
       this.socket.write(part);
     }
-    this.socket.uncork();
     this.#checkOverflow();
   }
+
+  /**
+   * Replies produced in one turn (a ring read or a socket read can commit hundreds of requests)
+   * leave in one writev at the end of the turn instead of one write syscall each: with 256
+   * single-message requests in flight, per-reply writes were 6 % of the primary's time.
+   */
+  #corkForTurn(): void {
+    if (this.#corked) return;
+    this.#corked = true;
+    this.socket.cork();
+    queueMicrotask(this.#uncork);
+  }
+
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    if (!this.socket.destroyed) this.socket.uncork();
+  };
 
   /** When the connection last sent bytes (ms since the epoch). */
   get lastActivityMs(): number {
@@ -168,6 +187,8 @@ export class ClientConnection {
     if (this.closed) return;
     this.closed = true;
     this.#closeReason = reason;
+    // A frame written this turn (an eviction) goes out before the reset, as it did uncorked.
+    if (this.#corked) this.#uncork();
     this.socket.destroy();
   }
 
