@@ -21,6 +21,11 @@ afterEach(async () => {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Polls until `done()` (a loaded machine may take longer than any fixed sleep), at most ~5 s. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await sleep(10);
+}
+
 function sentBatches(): { partition: number; count: number }[] {
   return server.requestsOf(CommandCode.SendMessages).map((r: RecordedRequest) => {
     const decoded = sendMessagesCommand.decodeRequest(r.body);
@@ -41,7 +46,8 @@ describe('producer', () => {
   it('batches by count; every send resolves with its partition and offset', async () => {
     const producer = client.producer({ streamId: 'app', topicId: 'events', partitioning: { partitionId: 1 }, batchMaxMessages: 10, lingerMs: 10_000 });
     const sends = Array.from({ length: 25 }, (_, i) => producer.send({ payload: `p${i}` }));
-    await sleep(30);
+    // Two full batches leave at once; the 5 left over wait for the 10 s linger (or the flush).
+    await until(() => sentBatches().length >= 2);
     expect(sentBatches().map((b) => b.count)).toEqual([10, 10]);
     await producer.flush();
     const results = await Promise.all(sends);

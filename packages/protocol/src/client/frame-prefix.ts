@@ -81,6 +81,15 @@ export interface FramePrefix {
   readonly replica: number;
 }
 
+/** A decoded header under construction: the prefix first, then the decoder adds its own fields. */
+export type HeaderUnderConstruction<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * The prefix fields, as a fresh object that a header decoder then EXTENDS in place (always the
+ * same properties in the same order, so V8 keeps one fast shape). Do not spread it into another
+ * literal: `{ ...readFramePrefix(b), ... }` measured ~20 µs per header (a slow object clone plus
+ * its garbage) against ~0.4 µs this way (`npm run bench:micro -- headers`).
+ */
 export function readFramePrefix(bytes: Uint8Array): FramePrefix {
   assert(bytes.length >= HEADER_SIZE, 'readFramePrefix: short buffer');
   const v = dataViewOf(bytes);

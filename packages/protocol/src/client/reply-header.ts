@@ -1,7 +1,7 @@
 import { assert } from '@shoal/stdx';
 import { type Decoded, fail, ok } from '../codec/decoded.js';
 import {
-  ClientCommand, FRAME_PREFIX, HEADER_SIZE, defineHeaderLayout, writeFramePrefix,
+  ClientCommand, FRAME_PREFIX, HEADER_SIZE, defineHeaderLayout, type HeaderUnderConstruction, readFramePrefix, writeFramePrefix,
 } from './frame-prefix.js';
 import { dataViewOf, getU128, getU32, getU64, getU8, isZeroRange, setU128, setU32, setU64, setU8, u128At } from './header-bytes.js';
 import { isOperation } from './operation.js';
@@ -97,27 +97,18 @@ export function decodeReplyHeader(bytes: Uint8Array): Decoded<ReplyHeader> {
   if (!isZeroRange(bytes, padding.offset, padding.offset + padding.size)) return fail('padding_nonzero');
   const reserved = REPLY_HEADER.reserved;
   if (!isZeroRange(bytes, reserved.offset, reserved.offset + reserved.size)) return fail('reserved_nonzero');
-  // Fields written out (no spread of readFramePrefix: V8 clones such objects slowly, ~20 µs).
   const v = dataViewOf(bytes);
-  return ok({
-    checksum: u128At(v, FRAME_PREFIX.checksum.offset),
-    checksumBody: u128At(v, FRAME_PREFIX.checksumBody.offset),
-    cluster: u128At(v, FRAME_PREFIX.cluster.offset),
-    size: v.getUint32(FRAME_PREFIX.size.offset, true),
-    view: v.getUint32(FRAME_PREFIX.view.offset, true),
-    release: v.getUint32(FRAME_PREFIX.release.offset, true),
-    command: bytes[FRAME_PREFIX.command.offset] as number,
-    replica: bytes[FRAME_PREFIX.replica.offset] as number,
-    requestChecksum: u128At(v, REPLY_HEADER.requestChecksum.offset),
-    context: u128At(v, REPLY_HEADER.context.offset),
-    client: u128At(v, REPLY_HEADER.client.offset),
-    op: v.getBigUint64(REPLY_HEADER.op.offset, true),
-    commit: v.getBigUint64(REPLY_HEADER.commit.offset, true),
-    timestamp: v.getBigUint64(REPLY_HEADER.timestamp.offset, true),
-    request: v.getBigUint64(REPLY_HEADER.request.offset, true),
-    operation: bytes[REPLY_HEADER.operation.offset] as number,
-    status: v.getUint32(REPLY_HEADER.status.offset, true),
-  });
+  const h = readFramePrefix(bytes) as HeaderUnderConstruction<ReplyHeader>;
+  h.requestChecksum = u128At(v, REPLY_HEADER.requestChecksum.offset);
+  h.context = u128At(v, REPLY_HEADER.context.offset);
+  h.client = u128At(v, REPLY_HEADER.client.offset);
+  h.op = v.getBigUint64(REPLY_HEADER.op.offset, true);
+  h.commit = v.getBigUint64(REPLY_HEADER.commit.offset, true);
+  h.timestamp = v.getBigUint64(REPLY_HEADER.timestamp.offset, true);
+  h.request = v.getBigUint64(REPLY_HEADER.request.offset, true);
+  h.operation = bytes[REPLY_HEADER.operation.offset] as number;
+  h.status = v.getUint32(REPLY_HEADER.status.offset, true);
+  return ok(h);
 }
 
 /**
