@@ -42,6 +42,30 @@ describe('session forwarding', () => {
     expect(cluster.sessionResults.find((r) => r.token === token)?.outcome).toBe('forward_timed_out');
   });
 
+  // The primary dies with a forwarded Register unanswered: the origin does not wait out its 5 s
+  // deadline and fail the login; the forward follows the view change to the new primary.
+  it('the primary dies before answering: the forward follows the view change and the login binds', () => {
+    const cluster = new Cluster({ replicas: 3 });
+    cluster.run(3);
+    cluster.crash(0);
+    const token = cluster.session(2, 'register', 9n, 4);
+    cluster.runUntil(() => cluster.nodes[1]?.r.status.status === 'normal' && cluster.nodes[1]?.r.status.view === 1, 3000);
+    cluster.runUntil(() => cluster.sessionResults.some((r) => r.token === token), 200);
+    const result = cluster.sessionResults.find((r) => r.token === token);
+    expect(result).toMatchObject({ node: 2, outcome: 'ok' });
+    expect(cluster.nodes[1]?.r.core.clientTable?.get(9n)?.epoch).toBe(result?.epoch);
+  });
+
+  it('the origin itself becomes the new primary: it proposes the pending login in-process', () => {
+    const cluster = new Cluster({ replicas: 3 });
+    cluster.run(3);
+    cluster.crash(0);
+    const token = cluster.session(1, 'register', 10n, 4);
+    cluster.runUntil(() => cluster.sessionResults.some((r) => r.token === token), 3000);
+    expect(cluster.nodes[1]?.r.status.view).toBe(1);
+    expect(cluster.sessionResults.find((r) => r.token === token)).toMatchObject({ node: 1, outcome: 'ok' });
+  });
+
   it('a client id owned by another user is refused (outcome 6)', () => {
     const cluster = new Cluster({ replicas: 3 });
     const t1 = cluster.session(0, 'register', 5n, 1);

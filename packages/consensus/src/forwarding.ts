@@ -24,10 +24,13 @@ import type { ClientToken, Op, ReplicaIndex } from './types.js';
 
 interface PendingForward {
   readonly nonce: bigint;
-  readonly client: bigint;
-  readonly session: 'register' | 'logout';
-  readonly token: ClientToken;
+  readonly request: SessionRequest;
+  /** The replica the forward went to, and in which view. */
+  primary: number;
+  view: number;
   ticksLeft: number;
+  /** The deadline fell inside a view change once and was extended (at most once). */
+  extended: boolean;
 }
 
 export interface ForwardingState {
@@ -159,12 +162,46 @@ export function submitSession(c: Core, req: SessionRequest, admitFn: (c: Core, q
     return;
   }
   const nonce = nextNonce(c.forwarding);
-  c.forwarding.pending.set(nonce, { nonce, client: req.client, session: req.session, token: req.token, ticksLeft: c.config.ticks.forwardTimeout });
-  const primary = c.primaryIndex();
+  const pending: PendingForward = { nonce, request: req, primary: c.primaryIndex(), view: c.view, ticksLeft: c.config.ticks.forwardTimeout, extended: false };
+  c.forwarding.pending.set(nonce, pending);
+  sendForward(c, pending);
+}
+
+function sendForward(c: Core, p: PendingForward): void {
+  const req = p.request;
   const frame = req.session === 'register'
-    ? forwardRegisterFrame(c, req.client, nonce, req.userId)
-    : forwardLogoutFrame(c, req.client, nonce, req.epoch === 0n ? 1n : req.epoch, req.request === 0n ? 1n : req.request);
-  sendDirect(c, primary, frame);
+    ? forwardRegisterFrame(c, req.client, p.nonce, req.userId)
+    : forwardLogoutFrame(c, req.client, p.nonce, req.epoch === 0n ? 1n : req.epoch, req.request === 0n ? 1n : req.request);
+  sendDirect(c, p.primary as ReplicaIndex, frame);
+}
+
+/**
+ * This replica entered Normal in a new view (started it, or adopted it). A forward that went to
+ * another replica than the new primary (typically: the old primary died with it, and no answer
+ * will ever come) follows the view: proposed here when this replica now leads, else sent again to
+ * the new primary with a fresh deadline. Without it, a client logging in on a backup while the
+ * metadata primary died waited for the 5 s forwarding deadline, got 57, and often retried into
+ * the view change: failover measured 10.8 s instead of one heartbeat window.
+ *
+ * A forward the old primary did propose may have committed in the new view: the new Register then
+ * binds the client with a newer epoch (the older one is fenced), as a client's own retry would.
+ */
+export function reforwardSessions(c: Core, admitFn: (c: Core, q: import('./pipeline.js').QueuedRequest) => string): void {
+  if (c.status !== 'normal' || c.forwarding.pending.size === 0) return;
+  const primary = c.primaryIndex();
+  for (const p of [...c.forwarding.pending.values()]) {
+    if (p.primary === primary && p.view === c.view) continue;
+    if (primary === c.self) {
+      c.forwarding.pending.delete(p.nonce);
+      submitSession(c, p.request, admitFn);
+      continue;
+    }
+    p.primary = primary;
+    p.view = c.view;
+    p.ticksLeft = c.config.ticks.forwardTimeout;
+    p.extended = false;
+    sendForward(c, p);
+  }
 }
 
 const registerView = new ForwardRegisterHeaderView();
@@ -194,7 +231,7 @@ export function onForwardResult(c: Core, frame: Uint8Array): string | null {
   const register = frame[60] === 27;
   const h = register ? registerResultView.bind(frame, 0) : logoutResultView.bind(frame, 0);
   const pending = c.forwarding.pending.get(h.nonce);
-  if (pending === undefined || pending.client !== h.client || pending.session !== (register ? 'register' : 'logout')) {
+  if (pending === undefined || pending.request.client !== h.client || pending.request.session !== (register ? 'register' : 'logout')) {
     return c.drop(frame[60] as number, frame[61] as number, 'forward_result_unmatched');
   }
   c.forwarding.pending.delete(h.nonce);
@@ -202,7 +239,7 @@ export function onForwardResult(c: Core, frame: Uint8Array): string | null {
   const outcome = (register ? REGISTER_OUTCOMES : LOGOUT_OUTCOMES)[code] ?? 'canceled';
   const epoch = register ? registerResultView.bind(frame, 0).epoch : logoutResultView.bind(frame, 0).commit;
   const watermark = register ? registerResultView.bind(frame, 0).watermark : 0n;
-  report(c, pending.token, pending.client, pending.session, outcome, epoch, watermark);
+  report(c, pending.request.token, pending.request.client, pending.request.session, outcome, epoch, watermark);
   return null;
 }
 
@@ -210,8 +247,14 @@ export function tickForwarding(c: Core): void {
   for (const p of [...c.forwarding.pending.values()]) {
     p.ticksLeft -= 1;
     if (p.ticksLeft > 0) continue;
+    if (c.status !== 'normal' && !p.extended) {
+      // A view change is under way: its new primary gets the forward (`reforwardSessions`).
+      p.extended = true;
+      p.ticksLeft = c.config.ticks.forwardTimeout;
+      continue;
+    }
     c.forwarding.pending.delete(p.nonce);
-    report(c, p.token, p.client, p.session, 'forward_timed_out', 0n, 0n);
+    report(c, p.request.token, p.request.client, p.request.session, 'forward_timed_out', 0n, 0n);
   }
 }
 

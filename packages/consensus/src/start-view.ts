@@ -18,7 +18,8 @@ import { SuffixChain } from './dvc-suffix.js';
 import { advanceCommitMax, commitWalk } from './commit.js';
 import type { Core } from './core.js';
 import { startViewFrame } from './frames.js';
-import { ackJournaled } from './prepare.js';
+import { ackJournaled, admit } from './prepare.js';
+import { reforwardSessions } from './forwarding.js';
 import { startElectRepair, startRepair } from './repair.js';
 import { broadcastGated, sendGated } from './send.js';
 import { startTransfer } from './state-transfer.js';
@@ -169,6 +170,7 @@ function startView(c: Core): void {
   }
   commitWalk(c);
   advanceCommitMax(c);
+  reforwardSessions(c, admit);
 }
 
 /** §4.11 / §5.8: an unsolicited StartView for our current view (incarnation 0), broadcast. */
@@ -248,6 +250,7 @@ function adopt(c: Core, view: ReturnType<typeof asView>, op: Op, commit: Op, hea
   c.timers.prepare.stop();
   c.timers.commitMessage.stop();
   c.timers.normalHeartbeat.start();
+  reforwardSessions(c, admit);
 }
 
 /**

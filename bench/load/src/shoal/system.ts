@@ -131,6 +131,10 @@ class ShoalTarget implements BenchTarget {
     if (this.path === 'sdk') return new SdkProducer(this.#system.client, run, ids);
     const producer = new LeanProducer(this.#system, run, ids, this.#retry, index);
     await producer.connect(ids.primary);
+    // Logged in on every node up front, as a production client keeps its connections warm: a
+    // login during a failover is a metadata operation that waits for the new metadata primary,
+    // which would add itself to the partition failover being measured.
+    await Promise.allSettled(this.#system.addresses.map((address) => producer.connect(address)));
     return producer;
   }
 
