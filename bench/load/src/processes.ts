@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import type { ClusterProcess, ClusterShape, RunningCluster } from './target.js';
 
 /**
  * Child processes the bench starts (servers, the copy-bound sink), and the cleanup that stops
@@ -140,4 +141,45 @@ export function installSignalCleanup(log: (line: string) => void): void {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * A cluster of server processes the bench started (Shoal or NATS): its processes, signals to one
+ * of them, their output, and a stop that also removes the cluster's directory. Each system adds
+ * its own readiness check.
+ */
+export abstract class ProcessCluster implements RunningCluster {
+  readonly shape: ClusterShape;
+  readonly addresses: readonly string[];
+  protected readonly procs: readonly ManagedProcess[];
+  readonly #stopTimeoutMs: number;
+  readonly #removeDir: () => void;
+  readonly #unregister: () => void;
+
+  constructor(shape: ClusterShape, processes: readonly ManagedProcess[], addresses: readonly string[], dir: string, stopTimeoutMs: number) {
+    this.shape = shape;
+    this.procs = processes;
+    this.addresses = addresses;
+    this.#stopTimeoutMs = stopTimeoutMs;
+    this.#removeDir = trackDirectory(dir);
+    this.#unregister = onCleanup(() => this.stop());
+  }
+
+  get processes(): readonly ClusterProcess[] {
+    return this.procs.map((p, index) => ({ index, pid: p.pid, address: this.addresses[index] as string, alive: p.alive }));
+  }
+
+  async kill(index: number, signal: NodeJS.Signals): Promise<void> {
+    await this.procs[index]?.kill(signal);
+  }
+
+  logTail(index: number): string {
+    return this.procs[index]?.output ?? '';
+  }
+
+  async stop(): Promise<void> {
+    this.#unregister();
+    await Promise.all(this.procs.map((p) => p.stop(this.#stopTimeoutMs)));
+    this.#removeDir();
+  }
 }

@@ -13,6 +13,7 @@
 import { assert, BoundedQueue } from '@shoal/stdx';
 import { countBits, maskHas, maskWith } from './quorums.js';
 import type { ClientToken, Op } from './types.js';
+import type { ClientRequest } from './prepare.js';
 
 /** Who waits for a pipeline entry's outcome besides the client connection. */
 export type Awaiter =
@@ -40,16 +41,11 @@ export interface PipelineEntry {
   quorum: boolean;
 }
 
-/** A request admitted but waiting for a prepare slot. */
-export interface QueuedRequest {
-  readonly client: bigint;
-  readonly request: bigint;
-  readonly session: bigint;
-  readonly requestChecksum: bigint;
-  readonly operation: number;
-  readonly body: Uint8Array;
-  readonly userId: number;
-  readonly timestamp: bigint;
+/**
+ * A request admitted but waiting for a prepare slot: a client's request, or a session proposal
+ * made in-process (no client token; answered through its awaiter).
+ */
+export interface QueuedRequest extends Omit<ClientRequest, 'token'> {
   readonly token: ClientToken | null;
   readonly awaiter: Awaiter | null;
 }

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { connect } from 'nats';
 import { freePorts } from '../ports.js';
-import { ManagedProcess, onCleanup, sleep, trackDirectory } from '../processes.js';
-import { type ClusterLauncher, type ClusterProcess, type ClusterShape, type RunningCluster, TargetUnavailableError } from '../target.js';
+import { ManagedProcess, ProcessCluster, sleep } from '../processes.js';
+import { type ClusterLauncher, type ClusterShape, type RunningCluster, TargetUnavailableError } from '../target.js';
 
 /**
  * A local NATS JetStream cluster on loopback, from the `nats-server` Debian package: one
@@ -116,31 +116,16 @@ export class NatsLauncher implements ClusterLauncher {
   }
 }
 
-class NatsCluster implements RunningCluster {
-  readonly shape: ClusterShape;
-  readonly #processes: readonly ManagedProcess[];
-  readonly addresses: readonly string[];
-  readonly #removeDir: () => void;
-  readonly #unregister: () => void;
-
+class NatsCluster extends ProcessCluster {
   constructor(shape: ClusterShape, processes: readonly ManagedProcess[], addresses: readonly string[], dir: string) {
-    this.shape = shape;
-    this.#processes = processes;
-    this.addresses = addresses;
-    this.#removeDir = trackDirectory(dir);
-    this.#unregister = onCleanup(() => this.stop());
+    super(shape, processes, addresses, dir, 5000);
   }
 
-  get processes(): readonly ClusterProcess[] {
-    return this.#processes.map((p, index) => ({ index, pid: p.pid, address: this.addresses[index] as string, alive: p.alive }));
-  }
-
-  /** Every node accepts clients and the JetStream meta group answers account info. */
   async waitReady(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let lastError: unknown = null;
     while (Date.now() < deadline) {
-      for (const p of this.#processes) {
+      for (const p of this.procs) {
         if (!p.alive) throw new Error(`${p.name} exited during start-up:\n${p.output.slice(-2000)}`);
       }
       try {
@@ -158,19 +143,5 @@ class NatsCluster implements RunningCluster {
       }
     }
     throw new Error(`NATS cluster not ready within ${timeoutMs} ms: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
-  }
-
-  async kill(index: number, signal: NodeJS.Signals): Promise<void> {
-    await this.#processes[index]?.kill(signal);
-  }
-
-  logTail(index: number): string {
-    return this.#processes[index]?.output ?? '';
-  }
-
-  async stop(): Promise<void> {
-    this.#unregister();
-    await Promise.all(this.#processes.map((p) => p.stop(5000)));
-    this.#removeDir();
   }
 }

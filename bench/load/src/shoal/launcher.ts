@@ -5,9 +5,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ShoalClient } from '@shoal/client';
 import { freePorts } from '../ports.js';
-import { ManagedProcess, onCleanup, sleep, trackDirectory } from '../processes.js';
+import { ManagedProcess, ProcessCluster, sleep } from '../processes.js';
 import {
-  type ClusterLauncher, type ClusterProcess, type ClusterShape, type RunningCluster, TargetUnavailableError,
+  type ClusterLauncher, type ClusterShape, type RunningCluster, TargetUnavailableError,
 } from '../target.js';
 import { LeanConnection, type LeanCredentials } from './lean.js';
 
@@ -161,23 +161,9 @@ export class ShoalLauncher implements ClusterLauncher {
   }
 }
 
-class ShoalCluster implements RunningCluster {
-  readonly shape: ClusterShape;
-  readonly #processes: readonly ManagedProcess[];
-  readonly addresses: readonly string[];
-  readonly #removeDir: () => void;
-  readonly #unregister: () => void;
-
+class ShoalCluster extends ProcessCluster {
   constructor(shape: ClusterShape, processes: readonly ManagedProcess[], addresses: readonly string[], dir: string) {
-    this.shape = shape;
-    this.#processes = processes;
-    this.addresses = addresses;
-    this.#removeDir = trackDirectory(dir);
-    this.#unregister = onCleanup(() => this.stop());
-  }
-
-  get processes(): readonly ClusterProcess[] {
-    return this.#processes.map((p, index) => ({ index, pid: p.pid, address: this.addresses[index] as string, alive: p.alive }));
+    super(shape, processes, addresses, dir, 10_000);
   }
 
   async waitReady(credentials: LeanCredentials, timeoutMs: number): Promise<void> {
@@ -185,7 +171,7 @@ class ShoalCluster implements RunningCluster {
     let lastError: unknown = null;
     for (const [index, address] of this.addresses.entries()) {
       for (;;) {
-        const p = this.#processes[index] as ManagedProcess;
+        const p = this.procs[index] as ManagedProcess;
         if (!p.alive) throw new Error(`${p.name} exited during start-up (${JSON.stringify(p.exitInfo)}):\n${p.output.slice(-3000)}`);
         try {
           const connection = await LeanConnection.open(address, credentials, { connectTimeoutMs: 1000, requestTimeoutMs: 5000 });
@@ -214,19 +200,5 @@ class ShoalCluster implements RunningCluster {
     } finally {
       await client.close();
     }
-  }
-
-  async kill(index: number, signal: NodeJS.Signals): Promise<void> {
-    await this.#processes[index]?.kill(signal);
-  }
-
-  logTail(index: number): string {
-    return this.#processes[index]?.output ?? '';
-  }
-
-  async stop(): Promise<void> {
-    this.#unregister();
-    await Promise.all(this.#processes.map((p) => p.stop(10_000)));
-    this.#removeDir();
   }
 }
