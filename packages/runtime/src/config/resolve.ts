@@ -209,6 +209,7 @@ function resolveSharding(read: Reader, availableParallelism: number, diagnostics
     inboxCapacity: read.number('system.sharding.inbox_capacity'),
     replyInboxCapacity: read.number('system.sharding.reply_inbox_capacity'),
     ringSizeBytes: read.number('system.sharding.ring_size'),
+    startTimeoutMs: read.number('system.sharding.start_timeout'),
     shutdownDrainTimeoutMs: read.number('system.sharding.shutdown_drain_timeout'),
     shutdownPollIntervalMs: read.number('system.sharding.shutdown_poll_interval'),
     shutdownJoinTimeoutMs: read.number('system.sharding.shutdown_join_timeout'),

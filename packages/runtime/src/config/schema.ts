@@ -179,6 +179,8 @@ export const KEYS: readonly KeySpec[] = [
     doc: 'Per-shard client-reply lane, in frames. Shoal: a power of two (it sizes a ring).' },
   { path: 'system.sharding.ring_size', kind: 'size', default: '8 MiB', min: 64 * KiB, max: GiB, pow2: true, shoal: true,
     doc: 'Data bytes of each SharedArrayBuffer ring between two threads.' },
+  { path: 'system.sharding.start_timeout', ...DURATION_NONZERO, default: '5 m', max: 3600 * SECOND, shoal: true,
+    doc: 'How long every worker has to report ready at boot (recovery of a large data directory included); a late worker is a failed start (exit 31). Only the start is bounded: the timer is cleared once every worker serves.' },
   { path: 'system.sharding.shutdown_drain_timeout', ...DURATION_NONZERO, default: '10 s', max: 600 * SECOND,
     doc: 'Per-shard bus drain budget on shutdown.' },
   { path: 'system.sharding.shutdown_poll_interval', ...DURATION_NONZERO, default: '50 ms', max: 5 * SECOND,

@@ -76,6 +76,7 @@ export interface ShardingConfig {
   readonly inboxCapacity: number;
   readonly replyInboxCapacity: number;
   readonly ringSizeBytes: number;
+  readonly startTimeoutMs: number;
   readonly shutdownDrainTimeoutMs: number;
   readonly shutdownPollIntervalMs: number;
   readonly shutdownJoinTimeoutMs: number;

@@ -40,8 +40,6 @@ import { METADATA_THREAD, type WorkerData, shardThread } from './worker-data.js'
 
 export const SHOAL_VERSION = '0.1.0';
 
-/** A worker that has not reported ready by then is a failed start (recovery of a large data dir included). */
-const START_TIMEOUT_MS = 5 * 60_000;
 /** How long a scrape waits for the workers' stats. */
 const STATS_TIMEOUT_MS = 2_000;
 /** Partition slots of the status table (a power of two). */
@@ -80,6 +78,8 @@ export class Supervisor {
   #httpAddress: string | null = null;
   #tcpAddress: string | null = null;
   #timers: NodeJS.Timeout[] = [];
+  /** Bounds the start only (`system.sharding.start_timeout`): cleared once every worker serves. */
+  #startTimer: NodeJS.Timeout | null = null;
   #signalledAt = 0;
   #replicaHandOffs = 0;
   /** Plaintext cluster: the replica plane (listener, dialer, handshakes) on this thread. */
@@ -116,11 +116,12 @@ export class Supervisor {
       const thread = shardThread(shard);
       this.#spawn(`shard-${shard}`, thread, { ...common, role: 'shard', shard, mesh: meshEndpoints(mesh, thread) }, 'shard/shard-worker.js');
     }
-    const startTimer = setTimeout(() => {
+    const startTimeoutMs = config.system.sharding.startTimeoutMs;
+    this.#startTimer = setTimeout(() => {
       const late = this.#workers.filter((w) => !w.ready).map((w) => w.name);
-      this.fatal('worker_start_timeout', `not ready after ${START_TIMEOUT_MS} ms: ${late.join(', ')}`);
-    }, START_TIMEOUT_MS);
-    startTimer.unref();
+      this.fatal('worker_start_timeout', `not ready after ${startTimeoutMs} ms: ${late.join(', ')}`);
+    }, startTimeoutMs);
+    this.#startTimer.unref();
     await this.#startHttp();
     process.on('SIGINT', () => void this.shutdown('SIGINT'));
     process.on('SIGTERM', () => void this.shutdown('SIGTERM'));
@@ -332,6 +333,8 @@ export class Supervisor {
 
   async #onAllReady(): Promise<void> {
     this.#phase = 'running';
+    if (this.#startTimer !== null) clearTimeout(this.#startTimer);
+    this.#startTimer = null;
     if (this.#config.cluster.enabled) await this.#startReplicaPlane();
     if (this.#phase !== 'running') return; // a signal or a fatal error while the plane started
     this.#writeRuntimeConfig();
