@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# Installs the system packages the test suite needs (run by `npm test` as its pretest step).
-# Today that is the `nats-server` Debian package: bench/load measures NATS JetStream side by side
-# with Shoal, and its smoke test starts a real 3-node JetStream cluster on loopback.
+# Installs the system packages the test suite needs (run by `npm test` as its pretest step):
+# - `nats-server`: bench/load measures NATS JetStream side by side with Shoal, and its smoke test
+#   starts a real 3-node JetStream cluster on loopback;
+# - `chromium`: pages (the dashboard, the simulator's timeline) are tested in a real headless
+#   browser, driven by playwright-core (test/support/browser.ts); never a downloaded browser.
 set -euo pipefail
 
 have_nats() {
   command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || [ -x /usr/bin/nats-server ]
 }
+have_chromium() {
+  [ -x /usr/bin/chromium ]
+}
 
-if have_nats; then
+missing=()
+have_nats || missing+=(nats-server)
+have_chromium || missing+=(chromium)
+if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
@@ -17,14 +25,15 @@ if [ "$(id -u)" -eq 0 ]; then
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
   SUDO="sudo -n"
 else
-  echo "test-deps: nats-server is missing and this user cannot install packages; run: apt-get install nats-server" >&2
+  echo "test-deps: ${missing[*]} missing and this user cannot install packages; run: apt-get install ${missing[*]}" >&2
   exit 1
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-echo "test-deps: installing nats-server (Debian package) for the bench/load smoke test" >&2
-if ! $SUDO apt-get install -y -q nats-server >/dev/null 2>&1; then
+echo "test-deps: installing ${missing[*]} (Debian packages)" >&2
+if ! $SUDO apt-get install -y -q "${missing[@]}" >/dev/null 2>&1; then
   $SUDO apt-get update -q >/dev/null 2>&1 || true
-  $SUDO apt-get install -y -q nats-server >/dev/null
+  $SUDO apt-get install -y -q "${missing[@]}" >/dev/null
 fi
 have_nats || { echo "test-deps: nats-server still missing after apt-get install" >&2; exit 1; }
+have_chromium || { echo "test-deps: chromium still missing after apt-get install" >&2; exit 1; }
