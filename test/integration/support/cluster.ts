@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { ShoalClient, type ClientOptions, type ClusterView } from '@shoal/client';
 import { renderClusterConfig, type LocalNode } from '@shoal/server';
 import { TcpProxy } from '../../support/tcp-proxy.js';
-import { SERVER_BIN } from './server.js';
+import { DEFAULT_ROOT_FLAG, SERVER_BIN } from './server.js';
 
 export interface TestClusterOptions {
   readonly nodes?: number;
@@ -72,7 +72,8 @@ export class NodeProcess {
     const env: Record<string, string> = { ...(process.env as Record<string, string>) };
     delete env['NODE_OPTIONS'];
     delete env['VITEST'];
-    const child = spawn(process.execPath, [SERVER_BIN, '--config', configPath, '--replica-id', String(this.id), ...args], {
+    // The suite logs in as CREDENTIALS: every node gets them explicitly (a cluster's first boot needs them).
+    const child = spawn(process.execPath, [SERVER_BIN, '--config', configPath, '--replica-id', String(this.id), DEFAULT_ROOT_FLAG, ...args], {
       env, stdio: ['ignore', 'pipe', 'pipe'], cwd: dataDir,
     });
     this.child = child;
