@@ -140,6 +140,7 @@ describe('packages: packed, installed into an empty project, and run', () => {
     server = await startServer({
       command: { file: 'npx', args: ['shoal-server'], cwd: app },
       shards: 1,
+      defaultRootCredentials: false,
       env: { IGGY_ROOT_USERNAME: 'iggy', IGGY_ROOT_PASSWORD: 'iggy' },
       readyTimeoutMs: 60_000,
     });

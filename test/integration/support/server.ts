@@ -29,7 +29,16 @@ export interface ServerOptions {
    * code; a start that fails kills the whole group.
    */
   readonly command?: { readonly file: string; readonly args: readonly string[]; readonly cwd: string };
+  /**
+   * Pass `--with-default-root-credentials` (default true): the suite logs in as iggy / iggy, which
+   * the node only uses when asked (otherwise it generates a root password).
+   */
+  readonly defaultRootCredentials?: boolean;
 }
+
+/** The root credentials every helper passes explicitly (`--with-default-root-credentials`). */
+export const DEFAULT_ROOT = { username: 'iggy', password: 'iggy' } as const;
+export const DEFAULT_ROOT_FLAG = '--with-default-root-credentials';
 
 export interface Endpoint {
   readonly host: string;
@@ -82,10 +91,11 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   delete env['VITEST'];
   // Another command (npx in an installed project) runs as from a user's shell, not inside our npm.
   if (options.command !== undefined) for (const key of Object.keys(env)) if (key.toLowerCase().startsWith('npm_')) delete env[key];
+  const rootFlag = options.defaultRootCredentials === false ? [] : [DEFAULT_ROOT_FLAG];
   const command = options.command;
   const child = command === undefined
-    ? spawn(process.execPath, [...(options.nodeArgs ?? []), SERVER_BIN, ...(options.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: dataDir })
-    : spawn(command.file, [...command.args, ...(options.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: command.cwd, detached: true });
+    ? spawn(process.execPath, [...(options.nodeArgs ?? []), SERVER_BIN, ...rootFlag, ...(options.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: dataDir })
+    : spawn(command.file, [...command.args, ...rootFlag, ...(options.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: command.cwd, detached: true });
   const killGroup = (name: NodeJS.Signals): void => {
     if (command === undefined) child.kill(name);
     else if (child.pid !== undefined) process.kill(-child.pid, name);
