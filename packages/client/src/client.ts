@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import {
+  ErrorCode,
   AckLevel, type ClientDetails, type ClientInfo, type CommandCodec, type ConsumerGroupAssignment, type ConsumerGroupDetails,
   type ConsumerGroupInfo, type ConsumerOffsetInfo, type HeaderValue, HeaderKind, type Identifier, type LoginReply,
   type OptionDescriptor, type OptionEntry, OptionsScope, type Partitioning, type Permissions, type PersonalAccessTokenInfo,
@@ -31,7 +33,7 @@ import {
 import { keyBytes } from './partitioner.js';
 import type { Scheduler } from './scheduler.js';
 import type { Credentials, RandomSource } from './session.js';
-import { type ConnectionOptions, type Reply, TcpConnection } from './transport/tcp.js';
+import { type ConnectionOptions, type Reply, TcpConnection, type TlsOptions } from './transport/tcp.js';
 import { nodeRandom, nodeScheduler } from './transport/node-scheduler.js';
 import { Consumer, type ConsumerOptions } from './consumer.js';
 import { Producer, type ProducerOptions } from './producer.js';
@@ -130,6 +132,7 @@ export class ShoalClient {
       ...options.reconnect,
     };
     const connectionOptions: ConnectionOptions = {
+      ...(fromUrl.tls === true ? { tls: tlsFromUrl(fromUrl) } : {}),
       ...(fromUrl.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: fromUrl.heartbeatIntervalMs }),
       ...(fromUrl.noDelay === undefined ? {} : { noDelay: fromUrl.noDelay }),
       ...stripClientOnly(options),
@@ -360,6 +363,19 @@ function typedOption(key: string, value: TopicOptionValue): HeaderValue {
   if (kind === HeaderKind.Uint32) return { kind: 'uint32', value: toU32(Number(value), key) };
   if (kind === HeaderKind.Bool) return { kind: 'bool', value: value !== 0 && value !== 0n };
   return { kind: 'uint64', value: toU64(value, key) };
+}
+
+/** `tls=true&tls_domain=…&tls_ca_file=…` → TLS options (the CA file is read now, once). */
+function tlsFromUrl(options: ConnectionStringOptions): TlsOptions {
+  let ca: Buffer | undefined;
+  if (options.tlsCaFile !== undefined) {
+    try {
+      ca = readFileSync(options.tlsCaFile);
+    } catch (error) {
+      throw new ShoalInvalidArgumentError(`invalid connection string: tls_ca_file ${options.tlsCaFile}: ${error instanceof Error ? error.message : String(error)}`, ErrorCode.InvalidConnectionString);
+    }
+  }
+  return { ...(options.tlsDomain === undefined ? {} : { servername: options.tlsDomain }), ...(ca === undefined ? {} : { ca }) };
 }
 
 function toAddresses(input: ClientOptions['address']): NodeAddress[] {
