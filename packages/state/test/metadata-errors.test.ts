@@ -69,7 +69,6 @@ describe('every failure path returns the reference code', () => {
     ['CreatePAT: expiry overflow', (h) => h.code(Operation.CreatePersonalAccessToken, createPersonalAccessTokenCommand.encodeRequest({ name: 'tok', expiry: 0xffff_ffff_ffff_fff0n })), E.InvalidPersonalAccessTokenExpiry],
     ['CreatePAT: exists', (h) => { h.run(Operation.CreatePersonalAccessToken, createPersonalAccessTokenCommand.encodeRequest({ name: 'tok', expiry: 0n })); return h.code(Operation.CreatePersonalAccessToken, createPersonalAccessTokenCommand.encodeRequest({ name: 'tok', expiry: 0n })); }, E.PersonalAccessTokenAlreadyExists],
     ['DeletePAT: missing', (h) => h.code(Operation.DeletePersonalAccessToken, deletePersonalAccessTokenCommand.encodeRequest({ name: 'nope' })), E.ResourceNotFound],
-    ['GetTopics: stream missing', (h) => answerRead(h.state, { code: CommandCode.GetTopics, body: getStreamCommand.encodeRequest({ streamId: id(8) }), userId: 0, client: 1n }).code, E.StreamIdNotFound],
     ['GetTopic: unauthorized', (h) => answerRead(h.state, { code: CommandCode.GetTopic, body: getTopicCommand.encodeRequest({ streamId: id(0), topicId: id(0) }), userId: 1, client: 1n }).code, E.Unauthorized],
     ['GetStreams: unauthenticated', (h) => answerRead(h.state, { code: CommandCode.GetStreams, body: new Uint8Array(0), userId: null, client: 1n }).code, E.Unauthenticated],
     ['FlushUnsavedBuffer', (h) => answerRead(h.state, { code: CommandCode.FlushUnsavedBuffer, body: new Uint8Array(0), userId: 0, client: 1n }).code, E.FeatureUnavailable],

@@ -88,7 +88,8 @@ export class ClientPlane implements ConnectionHandler {
     }
     if (h.operation === Operation.Register) return this.#sessions.register(connection, frame);
     const header = new RequestHeaderView(frame);
-    if (code === CommandCode.Ping) return connection.send(statusReply(ctx.reply, header, frame.length === FRAME_HEADER_SIZE ? 0 : ErrorCode.InvalidCommand));
+    // The reference reads no Ping body (requests/system/ping.rs): any body is ignored.
+    if (code === CommandCode.Ping) return connection.send(statusReply(ctx.reply, header, 0));
     const session = connection.session;
     if (session === null || !ctx.metadata.ready) return connection.send(statusReply(ctx.reply, header, ErrorCode.Unauthenticated));
     if (h.client !== session.client) return this.#evict(connection, h.client, EvictionReason.NoSession);
