@@ -61,7 +61,7 @@ function record(kind: Line['kind'], run: E2eRun): void {
   const deviations: string[] = [];
   const unexplained: string[] = [];
   for (const test of run.summary.failures) {
-    if (kind !== 'decoders' && deviationFor(kind, test) !== undefined) deviations.push(test);
+    if (kind !== 'decoders' && deviationFor(kind, test, run.summary.details.get(test) ?? '') !== undefined) deviations.push(test);
     else unexplained.push(test);
   }
   if (!run.summary.complete) unexplained.push(`the run did not complete (exit ${String(run.exitCode)}; see ${run.logFile})`);

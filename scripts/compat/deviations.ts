@@ -10,6 +10,11 @@ export interface Deviation {
   readonly targets: readonly ('single' | 'cluster' | 'tls')[];
   readonly why: string;
   readonly doc: string;
+  /**
+   * Every `+` / `-` line of the assertion's diff must match this: the failure is exactly the
+   * documented difference and nothing else (a second difference in the same test fails).
+   */
+  readonly diffLines: RegExp;
 }
 
 export const DEVIATIONS: readonly Deviation[] = [
@@ -18,9 +23,12 @@ export const DEVIATIONS: readonly Deviation[] = [
     targets: ['single'],
     why: 'reports port 0 for QUIC and WebSocket, which Shoal does not serve (the suite expects the stock 8080 / 8092)',
     doc: 'docs/compat.md#deviations',
+    diffLines: /^[+-]\s+(quic: (0|8080)|websocket: (0|8092)),?$/,
   },
 ];
 
-export function deviationFor(kind: 'single' | 'cluster' | 'tls', test: string): Deviation | undefined {
-  return DEVIATIONS.find((d) => d.test === test && d.targets.includes(kind));
+/** The deviation that explains this failure: same test, same target kind, and a diff of only its lines. */
+export function deviationFor(kind: 'single' | 'cluster' | 'tls', test: string, details: string): Deviation | undefined {
+  const diff = details.split('\n').map((line) => line.trim()).filter((line) => /^[+-]\s/.test(line) && !line.startsWith('+ actual'));
+  return DEVIATIONS.find((d) => d.test === test && d.targets.includes(kind) && diff.length > 0 && diff.every((line) => d.diffLines.test(line)));
 }

@@ -8,6 +8,8 @@ export interface TapSummary {
   readonly failed: number;
   /** Failed leaf tests, by name (`e2e -> cluster::getClusterMetadata`). */
   readonly failures: readonly string[];
+  /** Each failure's YAML block (the assertion and its diff), by name. */
+  readonly details: ReadonlyMap<string, string>;
   /** The output closed with both counts. */
   readonly complete: boolean;
 }
@@ -17,18 +19,27 @@ export function parseTap(output: string): TapSummary {
   const pass = /^# pass (\d+)$/m.exec(output);
   const fail = /^# fail (\d+)$/m.exec(output);
   const failures: string[] = [];
+  const details = new Map<string, string>();
   lines.forEach((line, index) => {
     const notOk = /^\s*not ok \d+ - (.*)$/.exec(line);
     if (notOk === null) return;
-    // The YAML block after the line says whether it is a suite that failed because of its tests.
-    for (let next = index + 1; next < lines.length && next < index + 12; next++) {
+    // The YAML block after the line (up to its `...`) says whether it is a suite that failed
+    // because of its tests, and holds the assertion.
+    // The block ends with `...` at the indentation of its `---` (a diff's own "..." is deeper).
+    const block: string[] = [];
+    let end: string | null = null;
+    for (let next = index + 1; next < lines.length; next++) {
       const text = lines[next] ?? '';
-      if (/^\s*(not )?ok \d+ - /.test(text)) break;
-      if (text.includes("failureType: 'subtestsFailed'")) return;
+      if (/^\s*(not )?ok \d+ - /.test(text) || text === end) break;
+      if (end === null && /^\s*---$/.test(text)) end = text.replace('---', '...');
+      block.push(text);
     }
-    failures.push(unescape(notOk[1] ?? ''));
+    if (block.some((text) => text.includes("failureType: 'subtestsFailed'"))) return;
+    const name = unescape(notOk[1] ?? '');
+    failures.push(name);
+    details.set(name, block.join('\n'));
   });
-  return { passed: Number(pass?.[1] ?? 0), failed: Number(fail?.[1] ?? 0), failures, complete: pass !== null && fail !== null };
+  return { passed: Number(pass?.[1] ?? 0), failed: Number(fail?.[1] ?? 0), failures, details, complete: pass !== null && fail !== null };
 }
 
 /** TAP escapes `#` and `\` in names. */
