@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { toHex } from '@shoal/stdx';
 import {
@@ -7,10 +6,11 @@ import {
   createUserCommand, getUserCommand, sendMessagesMetadataLength, getStatsCommand, numericIdentifier, deleteTopicCommand,
 } from '../src/client/index.js';
 import { COMMAND_SAMPLES, SAMPLE_PERMISSIONS as COMMAND_SAMPLE_PERMISSIONS } from './client-fixtures.js';
+import { readSpecFile } from '../../../test/support/fixtures.js';
 
 const show = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
-const spec = readFileSync(new URL('../../../../shared/spec/commands.mdx', import.meta.url), 'utf8');
+const spec = readSpecFile('commands.mdx');
 
 describe('command registry', () => {
   it('holds exactly the codes of commands.mdx, with their names', () => {

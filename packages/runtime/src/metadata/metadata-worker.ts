@@ -306,7 +306,7 @@ class MetadataWorker {
   }
 
   #reply(token: number, frame: Uint8Array | null, completes: boolean): void {
-    this.#channels.send(shardThread(tokenShard(token)), { kind: 'reply', token, frame, completes });
+    this.#channels.send(shardThread(tokenShard(token)), { kind: 'reply', token, group: METADATA_GROUP, frame, completes });
   }
 
   #broadcastCommit(op: AppliedOp): void {
