@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import {
   ErrorCode,
   AckLevel, type ClientDetails, type ClientInfo, type CommandCodec, type ConsumerGroupAssignment, type ConsumerGroupDetails,
@@ -34,6 +33,7 @@ import { keyBytes } from './partitioner.js';
 import type { Scheduler } from './scheduler.js';
 import type { Credentials, RandomSource } from './session.js';
 import { type ConnectionOptions, type Reply, TcpConnection, type TlsOptions } from './transport/tcp.js';
+import { readCaFile } from './transport/tls-files.js';
 import { nodeRandom, nodeScheduler } from './transport/node-scheduler.js';
 import { Consumer, type ConsumerOptions } from './consumer.js';
 import { Producer, type ProducerOptions } from './producer.js';
@@ -370,7 +370,7 @@ function tlsFromUrl(options: ConnectionStringOptions): TlsOptions {
   let ca: Buffer | undefined;
   if (options.tlsCaFile !== undefined) {
     try {
-      ca = readFileSync(options.tlsCaFile);
+      ca = readCaFile(options.tlsCaFile);
     } catch (error) {
       throw new ShoalInvalidArgumentError(`invalid connection string: tls_ca_file ${options.tlsCaFile}: ${error instanceof Error ? error.message : String(error)}`, ErrorCode.InvalidConnectionString);
     }
