@@ -77,10 +77,15 @@ describe('every failure path returns the reference code', () => {
     it(name, () => expect(run(world())).toBe(code));
   }
 
-  it('an undecodable body is an eviction, not a code', () => {
+  it('an undecodable body: status 3 where the reference decodes before consensus, an eviction elsewhere', () => {
     const h = world();
-    const step = h.run(Operation.CreateStream, new Uint8Array([0]));
-    expect(step.admitted).toMatchObject({ kind: 'evict', reason: 'invalid_request_body' });
+    // CreateStream, CreateTopic, CreatePartitions, DeletePartitions, UpdateTopic, UpdateStream, UpdateUser,
+    // CreateUser: the reference's static-bounds pass denies InvalidCommand (server dispatch.rs).
+    expect(h.run(Operation.CreateStream, new Uint8Array([0])).admitted).toEqual({ kind: 'reject', status: E.InvalidCommand });
+    expect(h.run(Operation.CreateStream, new Uint8Array([1, 0x61, 9, 9])).admitted).toEqual({ kind: 'reject', status: E.InvalidCommand });
+    expect(h.run(Operation.UpdateUser, new Uint8Array([1])).admitted).toEqual({ kind: 'reject', status: E.InvalidCommand });
+    // Everything else is structurally invalid at prepare time: InvalidRequestBody (metadata impls).
+    expect(h.run(Operation.DeleteStream, new Uint8Array([9])).admitted).toMatchObject({ kind: 'evict', reason: 'invalid_request_body' });
     expect(h.run(Operation.CreateTopicWithAssignments, new Uint8Array(4)).admitted).toMatchObject({ kind: 'evict', reason: 'invalid_request_operation' });
   });
 });
