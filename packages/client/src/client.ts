@@ -85,6 +85,8 @@ export interface PolledBatch {
   readonly partitionId: number;
   /** The partition's newest offset at poll time. */
   readonly currentOffset: bigint;
+  /** The reply's `messages_count` as the server sent it (poll_messages.rs); `messages.length` once decoded. */
+  readonly messagesCount: number;
   readonly messages: readonly ReceivedMessage[];
 }
 
@@ -269,7 +271,7 @@ export class ShoalClient {
       autoCommit: request.autoCommit ?? false,
     }, READ, options);
     const decodeOptions = request.verifyChecksums === undefined ? {} : { verifyChecksums: request.verifyChecksums };
-    return { partitionId: polled.partitionId, currentOffset: polled.currentOffset, messages: decodePolledMessages(polled, decodeOptions) };
+    return { partitionId: polled.partitionId, currentOffset: polled.currentOffset, messagesCount: polled.messagesCount, messages: decodePolledMessages(polled, decodeOptions) };
   }
 
   /** FLUSH_UNSAVED_BUFFER (102): the server always answers FeatureUnavailable (use enforce_fsync). */
