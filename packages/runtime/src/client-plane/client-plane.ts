@@ -24,7 +24,7 @@
  */
 import {
   ByteWriter, COMMANDS, COMMAND_OFFSET, ClientCommand, CommandCode, METADATA_GROUP, REPLY_HEADER, ErrorCode, EvictionReason, FRAME_HEADER_SIZE, Operation, RequestHeaderView, writeClusterGroups,
-  commandForOperation, decodeRequestHeader, isMetadataPlane, registerCodeOfBody, validateClientRequestHeader,
+  commandForOperation, decodeRequestHeader, isMetadataPlane, registerCodeOfBody, validateClientRequestHeader, xxh3_64,
 } from '@shoal/protocol';
 import { answerRead, type ClientSession, type ReadHost } from '@shoal/state';
 import { concatBytes } from '@shoal/stdx';
@@ -92,6 +92,11 @@ export class ClientPlane implements ConnectionHandler {
       if (CLOSE_PROBLEMS.has(problem)) return connection.close(`request_${problem}`);
       if (OPERATION_PROBLEMS.has(problem)) return this.#evict(connection, h.client, EvictionReason.InvalidRequestOperation);
       return this.#evict(connection, h.client, EvictionReason.InvalidRequestBody);
+    }
+    // A stamped request_checksum must be XXH3-64 of the body, widened (the reference's
+    // verify_request_checksum, server wire.rs): otherwise status 4 InvalidFormat, nothing else runs.
+    if (h.requestChecksum !== 0n && xxh3_64(frame.subarray(FRAME_HEADER_SIZE)) !== h.requestChecksum) {
+      return connection.send(statusReply(ctx.reply, new RequestHeaderView(frame), ErrorCode.InvalidFormat));
     }
     if (h.operation === Operation.NonReplicated && (code === CommandCode.LoginUser || code === CommandCode.LoginWithPersonalAccessToken)) {
       return this.#evict(connection, h.client, EvictionReason.MalformedLogin);
