@@ -213,10 +213,10 @@ export class PartitionHost implements ForwardOutcomes {
    */
   #targetOf(owned: Owned, message: ClientRequestMessage): number {
     if (message.forwarded || message.route === RequestRoute.resolve_delete_segments) return LOCAL;
-    const c = owned.driver.replica.core;
-    if (c.status !== 'normal' || c.isActingPrimary()) return LOCAL;
-    const primary = c.primaryIndex();
-    if (primary === c.self || !this.#links.reaches(primary)) return LOCAL;
+    const c = owned.driver.replica.role;
+    if (!c.normal || c.actingPrimary) return LOCAL;
+    const primary = c.primaryIndex;
+    if (primary === c.replica || !this.#links.reaches(primary)) return LOCAL;
     if (message.route !== RequestRoute.poll) return primary;
     const poll = pollMessagesCommand.decodeRequest(message.body);
     if (!poll.ok) return LOCAL;
@@ -561,7 +561,7 @@ export function copyRequest(message: ClientRequestMessage): ClientRequestMessage
  * the group (deleted, then created again): nothing of it can be waited for.
  */
 function appliedFence(driver: PartitionDriver, fenceOp: bigint): boolean {
-  const c = driver.replica.core;
+  const c = driver.replica.role;
   if (BigInt(c.commitMin) >= fenceOp) return true;
-  return c.isActingPrimary() && (fenceOp === ACKED_UNKNOWN || fenceOp > BigInt(c.op));
+  return c.actingPrimary && (fenceOp === ACKED_UNKNOWN || fenceOp > BigInt(c.op));
 }
