@@ -85,6 +85,8 @@ export class Core {
   journalIncomplete = false;
   /** The op the replica must apply before `journalIncomplete` clears (set on StartView adoption). */
   incompleteUntil: Op = 0;
+  /** Ticks a backup held every op to commit_max without being able to verify the next (repair-done.ts). */
+  unverifiableTicks = 0;
   /** Ticks spent in a view change while abstaining; past a bound the replica votes anyway. */
   incompleteAbstainTicks = 0;
   /**

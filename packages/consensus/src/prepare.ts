@@ -159,7 +159,7 @@ export function onPrepare(c: Core, frame: Uint8Array): string | null {
   }
   maybeCheckpoint(c);
   if (!journalHasRoom(c, op)) return c.drop(Command.Prepare, from, Drop.JournalFull);
-  const candidate = entryFromFrame(frame, !c.plane.journalDurable, true);
+  const candidate = entryFromFrame(frame, false, true);
   const problem = c.sm.verify(recordOf(candidate));
   if (problem !== null) return c.dropInvalid(Command.Prepare, from, `${Drop.PrepareRejected}_${problem}`);
   journalAppend(c, candidate, 'live');

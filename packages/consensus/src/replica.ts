@@ -31,7 +31,7 @@ import type { ClientRequest, RequestOutcome } from './pipeline.js';
 import { onJournalWritten, onPrepare, onPrepareOk, onRequest } from './prepare.js';
 import { onRequestStartView, onRequestStartViewTimeout } from './probe.js';
 import { onRequestPrepares, onRepairPrepare, tickRepair } from './repair.js';
-import { onRangeEvicted, onRepairDone } from './repair-done.js';
+import { onRangeEvicted, onRepairDone, tickUnverifiable } from './repair-done.js';
 import { FRESH_RESTORE, restore, type RestoreRecord } from './restore.js';
 import { ReplicaRole } from './role.js';
 import { flushOutbox } from './send.js';
@@ -198,6 +198,7 @@ export class Replica {
     abstainBound(c);
     if (c.vc.parked !== null) tryFinishView(c);
     tickRepair(c);
+    tickUnverifiable(c);
     tickTransfer(c);
     tickOffers(c);
     tickForwarding(c);

@@ -185,7 +185,7 @@ describe('partition driver', () => {
     expect(heads).toEqual([[5n], [5n], [5n]]);
   });
 
-  it('a single replica adopts the batches a process crash left above its frontier', () => {
+  it('a single replica re-applies the journal a process crash left above its frontier (not the batch count)', () => {
     const h = partitionHarness(1, { messagesRequiredToSave: 1000 });
     h.tick(2);
     for (let i = 1; i <= 3; i++) {
@@ -196,6 +196,28 @@ describe('partition driver', () => {
     expect(h.driver(0).frontier.offset).toBe(0);
     // Process crash: the objects are gone, the page cache (SimDisk's volatile image) stays.
     h.drivers[0] = null;
+    const rebooted = h.boot(0);
+    // The unsynced segment bytes were cut back to the frontier; the journal's ops 1..3 (a solo
+    // replica committed each one it journaled) were applied again at boot.
+    expect(rebooted.replica.role.commitMin).toBe(3);
+    expect(rebooted.storage.log.nextOffset).toBe(6);
+    expect(rebooted.replica.role.journalIncomplete).toBe(false);
+    rebooted.onRequest(sendMessages(7n, 4n, batch(4), 504));
+    h.settle();
+    h.tick();
+    expect(rebooted.storage.log.nextOffset).toBe(8);
+  });
+
+  it('without a journal file (a directory from before it existed) a single replica adopts the batches above its frontier', () => {
+    const h = partitionHarness(1, { messagesRequiredToSave: 1000 });
+    h.tick(2);
+    for (let i = 1; i <= 3; i++) {
+      h.driver(0).onRequest(sendMessages(7n, BigInt(i), batch(i), 500 + i));
+      h.settle();
+      h.tick();
+    }
+    h.drivers[0] = null;
+    h.disks[0]?.inner.removeTree('/data/streams/1/topics/0/partitions/0/journal');
     const rebooted = h.boot(0);
     expect(rebooted.storage.log.nextOffset).toBe(6);
     expect(rebooted.frontier).toEqual({ op: 3, offset: 6 });
