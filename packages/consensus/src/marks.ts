@@ -14,8 +14,6 @@ export const Mark = Object.freeze({
   VoteAbstain: 'vote_abstain',
   /** The abstain bound passed: the replica votes blind above its commit point. */
   VoteBlind: 'vote_blind',
-  /** Blind voting did not finish a view either: the replica votes with its short log. */
-  VoteShortLog: 'vote_short_log',
   /** The journal is complete again (the replica applied the head it had to reach, or leads a view). */
   JournalComplete: 'journal_complete',
   /** A replica booted with prior state but without its journal (a `--fresh` rejoin): it will abstain. */

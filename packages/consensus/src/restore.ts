@@ -181,7 +181,7 @@ function bootMode(c: Core, record: RecordLike): void {
   }
   c.status = 'normal';
   c.logView = c.view; // plain init runs the restored view's log (a solo replica, or a new group)
-  if (c.isPrimaryByIndex()) c.timers.commitMessage.start();
+  if (c.isPrimaryByIndex()) c.timers.commitMessage.startPhased(c.jitter);
   else c.timers.normalHeartbeat.start();
 }
 

@@ -162,7 +162,7 @@ function startView(c: Core): void {
   c.logView = c.view;
   c.timers.stopViewChangeTimers();
   c.timers.normalHeartbeat.stop();
-  c.timers.commitMessage.start();
+  c.timers.commitMessage.startPhased(c.jitter);
   // Rebuild the pipeline before anything else can be sequenced (pitfall 1). Ops this replica
   // already applied are committed: the pipeline starts above them even when the merged commit
   // point is lower (our own DVC, with the higher commit, may not have been in the merge).
@@ -235,7 +235,8 @@ export function onStartView(c: Core, frame: Uint8Array): string | null {
   const headers = typeof entries === 'string' ? [] : entries.filter((e) => !e.blank);
   adopt(c, asView(h.view), op, commit, headers);
   c.event('view_adopt', `view ${c.view} op=${op} commit=${commit} from ${from}`);
-  if (c.journalIncomplete && c.incompleteUntil === 0) c.incompleteUntil = Math.max(op, 1);
+  // (op may be 0: a group nobody wrote to is complete at once; `max(op, 1)` here kept it abstaining forever.)
+  if (c.journalIncomplete && c.incompleteUntil === null) c.incompleteUntil = op;
   if (!c.transferring()) ackJournaled(c, commit, op);
   if (c.transfer.stage === 'awaiting_target' && c.transfer.session === null) {
     startTransfer(c, from as ReplicaIndex);

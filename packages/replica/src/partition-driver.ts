@@ -508,6 +508,12 @@ export class PartitionDriver extends GroupDriver {
       this.stop('partition_io', `journal sync: ${journalSynced.error.message}`);
       return;
     }
+    // The frontier claims the offset ops at or below it as durable too.
+    const offsetsSynced = this.#storage.offsets.sync();
+    if (!offsetsSynced.ok) {
+      this.stop('partition_io', `offsets sync: ${offsetsSynced.error.message}`);
+      return;
+    }
     const next: Frontier = { op: this.#adapter.lastApplied, offset: this.#storage.log.nextOffset };
     if (next.op === this.#frontier.op && next.offset === this.#frontier.offset) return;
     this.#writeFrontier(next);
@@ -532,7 +538,8 @@ export class PartitionDriver extends GroupDriver {
 
   /** A superblock write the core asked for: it also records the current frontier. */
   #writeSuperblock(state: DurableVsrState): boolean {
-    const synced = this.#storage.log.sync();
+    const offsetsSynced = this.#storage.offsets.sync();
+    const synced = offsetsSynced.ok ? this.#storage.log.sync() : offsetsSynced;
     const frontier: Frontier = synced.ok ? { op: this.#adapter.lastApplied, offset: this.#storage.log.nextOffset } : this.#frontier;
     const ok = this.#writeRecord(state, frontier);
     if (ok) {

@@ -89,6 +89,12 @@ export interface ClusterOptions {
   readonly config?: Partial<ConfigInput>;
   readonly latency?: number;
   readonly storage?: StorageMode;
+  /**
+   * Partition plane: the flushed state is durable only every this many commits (the segments'
+   * fsync threshold; a restart comes back at the last such op, as a real restart cuts unsynced
+   * segment bytes back to the recorded frontier). Default 1: every commit.
+   */
+  readonly flushEvery?: number;
 }
 
 export class Cluster {
@@ -97,6 +103,7 @@ export class Cluster {
   readonly nodes: Node[] = [];
   readonly prng: Prng;
   readonly config: Partial<ConfigInput>;
+  readonly flushEvery: number;
   now = 0;
   latency: number;
   #seq = 0;
@@ -119,6 +126,7 @@ export class Cluster {
     this.prng = new Prng(options.seed ?? 1);
     this.config = options.config ?? {};
     this.latency = options.latency ?? 1;
+    this.flushEvery = options.flushEvery ?? 1;
     for (let i = 0; i < this.n; i++) {
       const node = new Node(i, this.freshSm());
       if (options.storage !== undefined) node.journalMode = options.storage;
@@ -329,7 +337,7 @@ export class Cluster {
         if (known === undefined) this.committed.set(e.op, checksum);
         else if (checksum !== -1n && known !== -1n) assert(known === checksum, `SAFETY: op ${e.op} differs on node ${node.index}`);
         // (The partition journal is compacted at restart: only ops above the flushed state return.)
-        if (this.plane === 'partition') node.durable.flushed = { op: e.op, bytes: node.sm.snapshot() };
+        if (this.plane === 'partition' && e.op % this.flushEvery === 0) node.durable.flushed = { op: e.op, bytes: node.sm.snapshot() };
         return;
       }
       case 'session_result':
