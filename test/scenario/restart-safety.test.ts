@@ -185,6 +185,32 @@ describe('restarted replicas never lose what was acknowledged', () => {
   });
 });
 
+describe('a restarted replica and a dead primary (issue 12 item 9)', () => {
+  // Before, a probing replica dropped every StartViewChange until its own probes ran out: with
+  // the primary dead nobody answers the probe, and the survivor could not elect without it until
+  // then (real defaults: 5 probes of 1 s against a 3 s heartbeat timeout, plus re-dials).
+  it('a replica still probing joins the view change the survivor starts', () => {
+    const cluster = new Cluster({
+      replicas: 3, plane: 'partition', config: { ticks: { normalHeartbeat: 300, requestStartView: 100 }, viewProbeAttemptsMax: 10 },
+    });
+    for (let i = 1; i <= 3; i++) {
+      write(cluster, 0, i);
+      cluster.run(2);
+    }
+    cluster.runUntil(() => cluster.converged(3), 300);
+    cluster.crash(0);
+    cluster.crash(1);
+    cluster.restart(1);
+    const start = cluster.now;
+    cluster.runUntil(() => cluster.primary() !== null, 3000);
+    // Heartbeat timeout (300) and one view-change round; the probes alone would run 1000 ticks.
+    expect(cluster.now - start).toBeLessThan(700);
+    expect(cluster.nodes[1]?.r.marks()['probe_joins_view_change']).toBeGreaterThan(0);
+    write(cluster, cluster.primary() as number, 4);
+    cluster.runUntil(() => cluster.live().every((n) => n.r.status.commitMin >= 4), 500);
+  });
+});
+
 describe('a truncated acknowledged op stays faulty across a restart (loss path 2)', () => {
   // A replica acked ops 5..8; a reconcile (StartView adoption, §5.7 step 1) truncates from a
   // disagreeing op 5 and marks the agreeing 6..8 faulty (it may have acked them). Before, the

@@ -70,6 +70,8 @@ export const Mark = Object.freeze({
   ProbeGiveUp: 'probe_give_up',
   /** The current view's primary-by-index probed: it cannot lead, so a view change starts. */
   ProbeFromPrimary: 'probe_from_primary',
+  /** A probing (restarted) replica joined a view change others started beyond its view. */
+  ProbeJoinsViewChange: 'probe_joins_view_change',
   /** A primary-by-index (or backup) saw a newer view and probes instead of leading. */
   ProbeNewerView: 'probe_newer_view',
 
