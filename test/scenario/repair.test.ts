@@ -61,24 +61,43 @@ describe('repair', () => {
     expect(cluster.trace.some((l) => / n2 state_transfer: abandoned/.test(l))).toBe(true);
   });
 
-  it('a partition replica that lost its in-memory journal rejoins without voting on what it lost', () => {
+  it('a partition replica restarted with its journal votes at once and keeps the offsets contiguous', () => {
     const cluster = new Cluster({ replicas: 3, plane: 'partition' });
     for (let i = 1; i <= 5; i++) {
       cluster.request(0, { client: 1n, request: BigInt(i), body: batch(`m${i}`) });
       cluster.run(2);
     }
     cluster.runUntil(() => cluster.converged(5), 200);
-    // Replica 2 restarts: its partition journal was memory only; its flushed state says op 5.
     cluster.crash(2);
     cluster.request(0, { client: 1n, request: 6n, body: batch('m6') });
     cluster.runUntil(() => (cluster.nodes[0]?.r.status.commitMin ?? 0) >= 6, 200);
+    cluster.restart(2);
+    // Its journal came back from the file: it knows what it acknowledged and need not abstain.
+    expect(cluster.nodes[2]?.r.role.journalIncomplete).toBe(false);
+    cluster.runUntil(() => cluster.converged(6), 2000);
+    cluster.request(0, { client: 1n, request: 7n, body: batch('m7') });
+    cluster.runUntil(() => cluster.converged(7), 500);
+    const log = (cluster.nodes[2]?.sm as { log: { base: number }[] }).log;
+    expect(log.map((b) => b.base)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it('a partition replica that rejoins without its journal (--fresh) does not vote on what it lost', () => {
+    const cluster = new Cluster({ replicas: 3, plane: 'partition' });
+    for (let i = 1; i <= 5; i++) {
+      cluster.request(0, { client: 1n, request: BigInt(i), body: batch(`m${i}`) });
+      cluster.run(2);
+    }
+    cluster.runUntil(() => cluster.converged(5), 200);
+    cluster.crash(2);
+    cluster.request(0, { client: 1n, request: 6n, body: batch('m6') });
+    cluster.runUntil(() => (cluster.nodes[0]?.r.status.commitMin ?? 0) >= 6, 200);
+    cluster.nodes[2]!.journalLost = true;
     cluster.restart(2);
     // It may have acked ops it no longer holds, so until it has caught up to the view head it
     // abstains from DoViewChange (its empty log would nack committed ops by omission).
     expect(cluster.nodes[2]?.r.role.journalIncomplete).toBe(true);
     cluster.runUntil(() => cluster.converged(6), 2000);
     cluster.runUntil(() => cluster.nodes[2]?.r.role.journalIncomplete === false, 500);
-    // The partition offsets continue contiguously after the rejoin.
     cluster.request(0, { client: 1n, request: 7n, body: batch('m7') });
     cluster.runUntil(() => cluster.converged(7), 500);
     const log = (cluster.nodes[2]?.sm as { log: { base: number }[] }).log;
@@ -124,8 +143,8 @@ describe('repair', () => {
   });
 
   // Regression (found by the VOPR, 2-replica seeds): the restarted PRIMARY of a 2-replica
-  // partition group lost committed ops its flushed state does not reflect (its journal is memory
-  // only). It must take part in the election (n = 2 needs both votes), but its short log would nack
+  // partition group lost committed ops its flushed state does not reflect (its journal was lost:
+  // a --fresh rejoin; with its journal it simply votes with it, second test). It must take part in the election (n = 2 needs both votes), but its short log would nack
   // the other's committed ops by omission: the merge then deadlocks (nack quorum is 1 at n = 2)
   // or, were they not yet known committed, truncates ops it may itself have acked. Once it votes
   // with an incomplete journal, its DoViewChange says nothing (no nack) about ops above its floor.
@@ -145,7 +164,33 @@ describe('repair', () => {
     // Replica 0 (the primary of view 0) crashes; its flushed state had only reached op 3.
     cluster.crash(0);
     (cluster.nodes[0] as { durable: { flushed: unknown } }).durable.flushed = flushedAt3;
+    cluster.nodes[0]!.journalLost = true;
+    cluster.nodes[0]!.durable.wal.clear();
     cluster.restart(0);
+    cluster.runUntil(() => cluster.converged(5), 5000);
+    cluster.request(cluster.primary() ?? 0, { client: 1n, request: 6n, body: batch('m6') });
+    cluster.runUntil(() => cluster.converged(6), 2000);
+    const log = (cluster.nodes[0]?.sm as { log: { base: number }[] }).log;
+    expect(log.map((b) => b.base)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+  it('a restarted 2-replica partition primary whose flushed state lags recovers the ops from its journal', () => {
+    const cluster = new Cluster({ replicas: 2, plane: 'partition' });
+    for (let i = 1; i <= 3; i++) {
+      cluster.request(0, { client: 1n, request: BigInt(i), body: batch(`m${i}`) });
+      cluster.run(2);
+    }
+    cluster.runUntil(() => cluster.converged(3), 200);
+    const flushedAt3 = cluster.nodes[0]?.durable.flushed ?? null;
+    for (let i = 4; i <= 5; i++) {
+      cluster.request(0, { client: 1n, request: BigInt(i), body: batch(`m${i}`) });
+      cluster.run(2);
+    }
+    cluster.runUntil(() => cluster.converged(5), 200);
+    // Replica 0 (the primary of view 0) crashes; its flushed state had only reached op 3.
+    cluster.crash(0);
+    (cluster.nodes[0] as { durable: { flushed: unknown } }).durable.flushed = flushedAt3;
+    cluster.restart(0);
+    expect(cluster.nodes[0]?.r.status.journalOps).toEqual([4, 5]);
     cluster.runUntil(() => cluster.converged(5), 5000);
     cluster.request(cluster.primary() ?? 0, { client: 1n, request: 6n, body: batch('m6') });
     cluster.runUntil(() => cluster.converged(6), 2000);

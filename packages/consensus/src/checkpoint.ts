@@ -14,12 +14,12 @@ import { requestSuperblockWrite } from './superblock.js';
 import type { Op } from './types.js';
 
 export function journalHasRoom(c: Core, op: Op): boolean {
-  if (!c.plane.journalDurable) return true;
+  if (!c.plane.checkpoints) return true;
   return op - c.journal.watermark <= c.config.journalSlots;
 }
 
 export function maybeCheckpoint(c: Core): void {
-  if (!c.plane.journalDurable) return;
+  if (!c.plane.checkpoints) return;
   if (c.checkpointInFlight !== null || c.checkpointPending !== null) return;
   const used = Math.max(c.op, c.journal.head) - c.journal.watermark;
   const remaining = c.config.journalSlots - used;
@@ -59,7 +59,7 @@ export function onCheckpointDone(c: Core, op: Op, checksum: bigint, ok: boolean)
 }
 
 export function retainPartitionJournal(c: Core): void {
-  if (c.plane.journalDurable) return;
+  if (c.plane.checkpoints) return;
   const j = c.journal;
   let floor = j.watermark;
   // Committed entries beyond the caps are evicted oldest first; the commit point stays.

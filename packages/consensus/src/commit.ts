@@ -137,7 +137,7 @@ function propose(c: Core, q: QueuedRequest): boolean {
     operation,
     userId,
   }, body);
-  const entry = entryFromFrame(frame, !c.plane.journalDurable, true, true);
+  const entry = entryFromFrame(frame, false, true, true);
   c.pipeline.push({
     op, checksum: entry.checksum, parent: entry.parent, client: q.client, request: q.request, operation,
     token: q.token, awaiter: q.awaiter, acks: 0, quorum: false,

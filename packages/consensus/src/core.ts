@@ -83,8 +83,10 @@ export class Core {
   heartbeatTimestamp = 0n;
   /** A restart lost journal entries this replica may have acked: it must not vote (DVC) until caught up. */
   journalIncomplete = false;
-  /** The op the replica must apply before `journalIncomplete` clears (set on StartView adoption). */
-  incompleteUntil: Op = 0;
+  /** The op the replica must apply before `journalIncomplete` clears (set on StartView adoption; null: not yet). */
+  incompleteUntil: Op | null = null;
+  /** Ticks a backup held every op to commit_max without being able to verify the next (repair-done.ts). */
+  unverifiableTicks = 0;
   /** Ticks spent in a view change while abstaining; past a bound the replica votes anyway. */
   incompleteAbstainTicks = 0;
   /**

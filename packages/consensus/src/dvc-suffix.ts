@@ -8,6 +8,10 @@
  *                                   when the op is not faulty (a lost entry is not "never
  *                                   prepared", pitfall 3)
  *
+ * A LOST TAIL (faulty ops above the sequencer: a restarted replica whose journal lost ops it may
+ * have acked, restore.ts) is reported the same way, but exactly: op = the top faulty op (within
+ * one suffix window of the commit point), its entries blank without nack bits.
+ *
  * Voting BLIND (an incomplete journal: a restarted partition replica that may have acked ops it
  * no longer holds, after its abstain bound): no nack bit at all, and the reported op is raised to
  * the top of the suffix window (commit + 127) so that `op < merged op` never counts as a nack by
@@ -48,10 +52,21 @@ export interface OwnDvc {
   readonly record: DvcRecord;
 }
 
+/** The highest faulty op above the sequencer (a lost tail), or 0. */
+function lostTailTop(c: Core): number {
+  let top = 0;
+  for (const op of c.journal.faulty) if (op > c.op && op > top) top = op;
+  return top;
+}
+
 export function buildSuffix(c: Core): { op: number; commit: number; entries: SuffixEntryInput[] } {
   const commit = Math.min(c.commitMax, c.op);
   const blind = c.journalIncomplete && c.votesBlind;
-  const op = blind ? Math.max(c.op, commit + SUFFIX_MAX - 1) : c.op;
+  const lostTop = blind ? 0 : lostTailTop(c);
+  // A lost tail (ops this replica may have acked, above what it holds): the log is reported as
+  // ending at its top, blanks without nack bits, so no op it acked is nacked by omission.
+  const op = blind ? Math.max(c.op, commit + SUFFIX_MAX - 1) : lostTop > 0 ? Math.max(c.op, Math.min(lostTop, commit + SUFFIX_MAX - 1)) : c.op;
+  if (op > c.op && !blind) c.mark(Mark.VoteLostTail, `op ${c.op} reported as ${op}`);
   const entries: SuffixEntryInput[] = [];
   if (op === 0) return { op, commit, entries };
   let low = Math.max(commit, 1);

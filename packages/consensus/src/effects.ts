@@ -45,12 +45,21 @@ export type Effect =
    */
   | { readonly kind: 'client_frame'; readonly client: bigint; readonly token: ClientToken | null; readonly frame: Uint8Array }
   /**
-   * Metadata: append this prepare frame (command 6) to the WAL, fdatasync, then complete with
-   * `journal_written {op, checksum, ok}`. The partition plane never emits it (memory journal).
+   * Append this prepare frame (command 6) to the journal, then complete with
+   * `journal_written {op, checksum, ok}`. Metadata: the WAL, fdatasynced before the completion.
+   * Partition: the partition journal file, written (handed to the OS: it survives a process kill)
+   * before the completion, fdatasynced per the topic's fsync policy. Either way the core sends no
+   * PrepareOk for the op, and the primary counts no own ack, before the completion.
    */
   | { readonly kind: 'journal_append'; readonly op: Op; readonly checksum: bigint; readonly frame: Uint8Array }
-  /** Remove every journaled entry with op >= fromOp (WAL suffix truncation; no completion). */
-  | { readonly kind: 'journal_truncate'; readonly fromOp: Op }
+  /**
+   * Remove every journaled entry with op >= fromOp (suffix truncation; no completion). What the
+   * host records as faulty at or above fromOp is REPLACED by [fromOp, faultyThrough]: ops this
+   * replica may have acknowledged and no longer holds. The host records that durably BEFORE it
+   * removes the entries, and reports those it does not hold again as `faultyOps` at the next
+   * boot. `faultyThrough` < fromOp: nothing at or above fromOp is faulty (any more).
+   */
+  | { readonly kind: 'journal_truncate'; readonly fromOp: Op; readonly faultyThrough: Op }
   /** After a durable checkpoint: compact away entries with op < beforeOp (the entry at beforeOp stays). */
   | { readonly kind: 'journal_drain'; readonly beforeOp: Op }
   /** Persist the superblock (tmp, fsync, rename, dir fsync) then complete with `superblock_written`. */
@@ -95,6 +104,12 @@ export type Effect =
       readonly manifest: readonly ManifestEntry[];
       readonly commitOp: Op;
       readonly commitMax: Op;
+      /**
+       * The highest op this replica journaled (and so may have acknowledged). An install that is
+       * ahead drops the journal above the snapshot: the host records (snapshot, journalHead] as
+       * faulty durably before it does, as for `journal_truncate`.
+       */
+      readonly journalHead: Op;
     }
   /** An op was applied (commit_min advanced to `op`): a hint for flushes and observers. */
   | { readonly kind: 'committed'; readonly op: Op; readonly operation: number }

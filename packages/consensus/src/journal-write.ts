@@ -17,7 +17,7 @@ export function journalAppend(c: Core, entry: JournalEntry, source: Exclude<Jour
   c.journal.put(entry);
   c.sm.journaled(recordOf(entry), source);
   // The effect shares the entry's immutable frame (command 6), never the caller's buffer.
-  if (c.plane.journalDurable) c.effects.push({ kind: 'journal_append', op: entry.op, checksum: entry.checksum, frame: entry.frame });
+  c.effects.push({ kind: 'journal_append', op: entry.op, checksum: entry.checksum, frame: entry.frame });
 }
 
 /** §4.6: forward to the successor unless it is the primary of the prepare's view (pitfall 6). */

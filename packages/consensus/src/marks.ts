@@ -14,10 +14,14 @@ export const Mark = Object.freeze({
   VoteAbstain: 'vote_abstain',
   /** The abstain bound passed: the replica votes blind above its commit point. */
   VoteBlind: 'vote_blind',
-  /** Blind voting did not finish a view either: the replica votes with its short log. */
-  VoteShortLog: 'vote_short_log',
-  /** The journal is complete again (the replica applied the head it had to reach). */
+  /** The journal is complete again (the replica applied the head it had to reach, or leads a view). */
   JournalComplete: 'journal_complete',
+  /** A replica booted with prior state but without its journal (a `--fresh` rejoin): it will abstain. */
+  JournalLost: 'journal_lost',
+  /** Boot marked ops faulty that storage lost or that a truncation dropped (the persisted floor). */
+  RestoreFaulty: 'restore_faulty',
+  /** A DoViewChange reported its log as ending at a faulty op above its head (a lost tail). */
+  VoteLostTail: 'vote_lost_tail',
 
   // --- The merge on the primary-elect (§5.5).
   /** A nack quorum truncated the merged log above the commit point. */
@@ -66,6 +70,8 @@ export const Mark = Object.freeze({
   ProbeGiveUp: 'probe_give_up',
   /** The current view's primary-by-index probed: it cannot lead, so a view change starts. */
   ProbeFromPrimary: 'probe_from_primary',
+  /** A probing (restarted) replica joined a view change others started beyond its view. */
+  ProbeJoinsViewChange: 'probe_joins_view_change',
   /** A primary-by-index (or backup) saw a newer view and probes instead of leading. */
   ProbeNewerView: 'probe_newer_view',
 
@@ -86,6 +92,8 @@ export const Mark = Object.freeze({
   // --- Repair and state transfer.
   /** A stalled repair session re-asked its window. */
   RepairStallRetry: 'repair_stall_retry',
+  /** Every op to commit_max is held but none can be verified (no anchor): state transfer. */
+  RepairUnverifiable: 'repair_unverifiable',
   /** A repair server evicted the range: state transfer. */
   RepairRangeEvicted: 'repair_range_evicted',
   /** A state transfer was refused (or abandoned) and fell back to journal repair. */

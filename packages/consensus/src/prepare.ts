@@ -21,8 +21,9 @@ import { entryFromFrame, type JournalEntry } from './journal.js';
 import { forwardAlongChain, journalAppend, sendAppliedAck, sendPrepareOk } from './journal-write.js';
 import { Mark } from './marks.js';
 import type { Awaiter, ClientRequest, QueuedRequest, RequestOutcome } from './pipeline.js';
+import { startRepair } from './repair.js';
 import { setCanon, truncateJournal } from './trust.js';
-import type { Op, View } from './types.js';
+import type { Op, ReplicaIndex, View } from './types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Admission (primary).
@@ -155,11 +156,15 @@ export function onPrepare(c: Core, frame: Uint8Array): string | null {
   const fillsHole = op <= c.op; // a hole (faulty or reconciled away): the current primary's copy is canonical
   if (!appends && !fillsHole) {
     commitWalk(c);
+    // The ops between are committed without us (the chain's successor died and the quorum
+    // formed elsewhere; the primary retransmits only ops that lack a quorum): fetch them now
+    // rather than at the next heartbeat, or every prepare until then is dropped here.
+    if (c.commitMin < c.commitMax) startRepair(c, from as ReplicaIndex);
     return c.drop(Command.Prepare, from, Drop.Gap);
   }
   maybeCheckpoint(c);
   if (!journalHasRoom(c, op)) return c.drop(Command.Prepare, from, Drop.JournalFull);
-  const candidate = entryFromFrame(frame, !c.plane.journalDurable, true);
+  const candidate = entryFromFrame(frame, false, true);
   const problem = c.sm.verify(recordOf(candidate));
   if (problem !== null) return c.dropInvalid(Command.Prepare, from, `${Drop.PrepareRejected}_${problem}`);
   journalAppend(c, candidate, 'live');

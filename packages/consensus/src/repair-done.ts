@@ -11,6 +11,28 @@ import { Mark } from './marks.js';
 import { firstMissing, request } from './repair.js';
 import { startTransfer, transferTarget } from './state-transfer.js';
 import { tryFinishView } from './start-view.js';
+import { verify } from './trust.js';
+import type { ReplicaIndex } from './types.js';
+
+/**
+ * A backup holds every op up to commit_max but cannot verify the next one: no anchor reaches it
+ * (a journal restored at boot whose primary no longer holds, nor knows the checksum of, its commit
+ * point, e.g. after its own install). Repair has nothing to fetch, so the walk would wait forever:
+ * after one repair interval it installs the primary's state instead.
+ */
+export function tickUnverifiable(c: Core): void {
+  const stuck = c.status === 'normal' && !c.isPrimaryByIndex() && !c.transferring() && c.repair === null
+    && c.commitMin < c.commitMax && firstMissing(c, c.commitMax) === null && verify(c, c.commitMin + 1).verdict === 'unverified';
+  if (!stuck) {
+    c.unverifiableTicks = 0;
+    return;
+  }
+  c.unverifiableTicks += 1;
+  if (c.unverifiableTicks < c.config.ticks.repairRetry || c.transfer.cooldown > 0) return;
+  c.unverifiableTicks = 0;
+  c.mark(Mark.RepairUnverifiable, `op ${c.commitMin + 1} of ${c.commitMax}`);
+  startTransfer(c, transferTarget(c, c.primaryIndex() as ReplicaIndex));
+}
 
 const responseView = new RepairResponseHeaderView();
 

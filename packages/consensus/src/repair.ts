@@ -141,7 +141,7 @@ export function onRepairPrepare(c: Core, frame: Uint8Array): string | null {
   if (canon !== undefined && canon.checksum !== h.checksum) return c.drop(Command.RepairPrepare, from, Drop.RepairNotCanonical);
   if (c.journal.has(op)) return c.drop(Command.RepairPrepare, from, Drop.RepairAlreadyHeld);
   if (!journalHasRoom(c, op)) return c.drop(Command.RepairPrepare, from, Drop.JournalFull);
-  const entry = entryFromFrame(frame, !c.plane.journalDurable, canon !== undefined);
+  const entry = entryFromFrame(frame, false, canon !== undefined);
   journalAppend(c, entry, 'repair');
   // The sequencer advances over the contiguous run of journaled ops, never past a hole.
   if (op === c.op + 1) {

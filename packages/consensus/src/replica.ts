@@ -31,7 +31,7 @@ import type { ClientRequest, RequestOutcome } from './pipeline.js';
 import { onJournalWritten, onPrepare, onPrepareOk, onRequest } from './prepare.js';
 import { onRequestStartView, onRequestStartViewTimeout } from './probe.js';
 import { onRequestPrepares, onRepairPrepare, tickRepair } from './repair.js';
-import { onRangeEvicted, onRepairDone } from './repair-done.js';
+import { onRangeEvicted, onRepairDone, tickUnverifiable } from './repair-done.js';
 import { FRESH_RESTORE, restore, type RestoreRecord } from './restore.js';
 import { ReplicaRole } from './role.js';
 import { flushOutbox } from './send.js';
@@ -50,32 +50,28 @@ import {
 } from './view-change.js';
 
 /**
- * A replica that lost journal entries it may have acked abstains from voting while others can
- * elect without it. If the view change has not finished after two status timeouts (n = 2 needs
- * its vote; or too many replicas restarted), it votes BLIND: its DoViewChange says nothing above
- * its commit point (dvc-suffix.ts), so it never nacks an op it may have acked. If even that does
- * not finish a view within two more status timeouts (every replica may be blind: all of them
- * restarted, and nobody can vouch for what was lost), it votes with its short log, nacks and all
- * (upstream's behaviour, with its risk), so the group stays live.
+ * A replica whose journal is gone (a `--fresh` rejoin: nothing bounds what it acked) abstains
+ * from voting while others can elect without it. If the view change has not finished after two
+ * status timeouts (n = 2 needs its vote; or several replicas lost their journals), it votes
+ * BLIND: its DoViewChange says nothing above its commit point (dvc-suffix.ts), so it never nacks
+ * an op it may have acked. It never goes further: voting with its short log (upstream's last
+ * resort, and this core's before) could let two such nacks truncate ops a complete replica holds
+ * and acknowledged (issue 12, loss path 1). Blind votes finish a view as soon as a replica that
+ * holds the log takes part, or, when every replica is blind, once all n DoViewChanges are in
+ * (nobody can serve the lost ops: merge.ts drops them); while a replica that may hold them is
+ * down, waiting is the safe outcome.
  */
 function abstainBound(c: Core): void {
-  if (!c.journalIncomplete || c.status !== 'view_change') {
+  if (!c.journalIncomplete || c.votesBlind || c.status !== 'view_change') {
     c.incompleteAbstainTicks = 0;
     return;
   }
   c.incompleteAbstainTicks += 1;
   if (c.incompleteAbstainTicks < 2 * c.config.ticks.viewChangeStatus) return;
   c.incompleteAbstainTicks = 0;
-  if (!c.votesBlind) {
-    c.votesBlind = true;
-    c.mark(Mark.VoteBlind, `view ${c.view}`);
-    c.event('journal_incomplete_vote', 'abstained for two status timeouts; voting blind above the commit point');
-  } else {
-    c.votesBlind = false;
-    c.journalIncomplete = false;
-    c.mark(Mark.VoteShortLog, `view ${c.view}`);
-    c.event('journal_incomplete_vote', 'no view while voting blind; voting with an incomplete journal');
-  }
+  c.votesBlind = true;
+  c.mark(Mark.VoteBlind, `view ${c.view}`);
+  c.event('journal_incomplete_vote', 'abstained for two status timeouts; voting blind above the commit point');
   maybeSendDoViewChange(c);
 }
 
@@ -198,6 +194,7 @@ export class Replica {
     abstainBound(c);
     if (c.vc.parked !== null) tryFinishView(c);
     tickRepair(c);
+    tickUnverifiable(c);
     tickTransfer(c);
     tickOffers(c);
     tickForwarding(c);
@@ -371,7 +368,7 @@ export class Replica {
       emitCheckpoint(c);
       ensureSuperblock(c);
       flushOutbox(c);
-      if (c.journalIncomplete && c.incompleteUntil > 0 && c.commitMin >= c.incompleteUntil) {
+      if (c.journalIncomplete && c.incompleteUntil !== null && c.commitMin >= c.incompleteUntil) {
         c.journalIncomplete = false;
         c.votesBlind = false;
         c.mark(Mark.JournalComplete, `caught up to ${c.incompleteUntil}`);

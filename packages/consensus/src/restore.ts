@@ -15,7 +15,7 @@ import type { DurableVsrState } from './effects.js';
 import { entryFromFrame, type JournalEntry } from './journal.js';
 import { Mark } from './marks.js';
 import { setStage } from './state-transfer.js';
-import { asView, type Op } from './types.js';
+import { asView, SUFFIX_MAX, type Op } from './types.js';
 import { startProbing } from './view-change.js';
 
 export interface RestoreRecord {
@@ -26,10 +26,27 @@ export interface RestoreRecord {
   /** The op the state machine was restored to (snapshot op; 0 for a fresh state machine). */
   readonly checkpointOp: Op;
   readonly checkpointChecksum: bigint;
-  /** Metadata: the WAL's prepare frames (command 6, verified by storage), in op order. */
+  /**
+   * The journal's prepare frames (command 6, verified by storage), in op order. Metadata: the
+   * WAL above the snapshot. Partition: the journal file above the durable commit frontier.
+   */
   readonly journal: readonly Uint8Array[];
-  /** Ops storage could not verify: repaired, never trusted, never nacked. */
+  /**
+   * Ops this replica may have acknowledged but does not hold (storage could not verify them, or a
+   * truncation dropped them): repaired, never trusted, never nacked.
+   */
   readonly faultyOps: readonly Op[];
+  /**
+   * Storage lost the journal's tail (a power loss beyond the last fdatasync, a damaged record): every
+   * op above what it holds through this one may have been acknowledged (the journal's durable
+   * reservation, the persisted floor). They are faulty: never nacked. 0 = nothing lost.
+   */
+  readonly lostThrough: Op;
+  /**
+   * The journal is gone and nothing bounds what this replica acknowledged (a `--fresh` rejoin, a
+   * partition with prior state but no journal): it abstains, then votes blind (replica.ts).
+   */
+  readonly journalLost: boolean;
   /** Metadata: the client table's checkpoint form from snapshot.bin, or null. */
   readonly clientTable: readonly ClientTableCheckpointEntry[] | null;
   /** Partition: the op the durable state reflects (flushed segments). Metadata: ignored. */
@@ -44,6 +61,8 @@ export const FRESH_RESTORE: RestoreRecord = Object.freeze({
   checkpointChecksum: 0n,
   journal: [],
   faultyOps: [],
+  lostThrough: 0,
+  journalLost: false,
   clientTable: null,
   commit: 0,
 });
@@ -97,7 +116,6 @@ export function restore(c: Core, record: RestoreRecord): void {
     if (entry.op > c.commitMin) c.sm.journaled(recordOf(entry), 'restore');
     if (entry.timestamp > c.lastTimestamp) c.lastTimestamp = entry.timestamp;
   }
-  for (const op of record.faultyOps) if (op > c.commitMin && !c.journal.has(op)) c.journal.faulty.add(op);
   const head = c.journal.get(c.journal.head);
   if (record.superblock !== null) {
     c.view = asView(record.superblock.view);
@@ -106,13 +124,16 @@ export function restore(c: Core, record: RestoreRecord): void {
     c.view = asView(head.view);
     c.logView = asView(0);
   }
-  if (c.plane.journalDurable) replay(c);
+  if (c.plane.checkpoints) replay(c);
   else {
     c.commitMin = Math.max(c.commitMin, record.commit);
     c.commitMax = c.commitMin;
     c.journal.compactThrough(c.commitMin);
+    // A solo replica committed every op it journaled (it is the whole quorum): apply them.
+    if (c.n === 1) replay(c);
   }
   c.op = Math.max(c.journal.head, c.commitMin);
+  markLost(c, record);
   c.lastPrepareChecksum = c.journal.get(c.op)?.checksum ?? 0n;
   if (c.commitMin < c.op) {
     c.recoveryBarrier = c.op;
@@ -121,19 +142,47 @@ export function restore(c: Core, record: RestoreRecord): void {
   bootMode(c, record);
 }
 
+/**
+ * Ops this replica may have acknowledged and no longer holds become faulty (never nacked): the
+ * ones storage names, and after a lost tail every op above the held log through `lostThrough`,
+ * capped one suffix window above it (a DoViewChange cannot speak of ops further up; the replica
+ * installs a new log view before its commit point moves on). The DoViewChange then reports its
+ * log as ending at the top faulty op (dvc-suffix.ts), so nothing it acked is nacked by omission.
+ */
+function markLost(c: Core, record: RestoreRecord): void {
+  let marked = 0;
+  for (const op of record.faultyOps) {
+    if (op > c.commitMin && !c.journal.has(op) && !c.journal.faulty.has(op)) {
+      c.journal.faulty.add(op);
+      marked++;
+    }
+  }
+  const top = Math.min(record.lostThrough, c.op + SUFFIX_MAX);
+  for (let op = c.commitMin + 1; op <= top; op++) {
+    if (c.journal.has(op) || c.journal.faulty.has(op)) continue;
+    c.journal.faulty.add(op);
+    marked++;
+  }
+  if (marked > 0) c.mark(Mark.RestoreFaulty, `${marked} ops (lost through ${record.lostThrough})`);
+}
+
 function bootMode(c: Core, record: RecordLike): void {
   if (c.n > 1 && record.priorState) {
     c.ceded = true;
     c.status = 'normal';
-    if (c.plane.journalDurable) setStage(c, 'awaiting_target');
-    else c.journalIncomplete = true; // the in-memory partition journal is gone: never vote on it
+    if (c.plane.checkpoints) setStage(c, 'awaiting_target');
+    // Nothing bounds what a replica without its journal acknowledged: it must not vote on it.
+    if (record.journalLost) {
+      c.journalIncomplete = true;
+      c.mark(Mark.JournalLost);
+    }
     startProbing(c);
     return;
   }
   c.status = 'normal';
   c.logView = c.view; // plain init runs the restored view's log (a solo replica, or a new group)
-  if (c.isPrimaryByIndex()) c.timers.commitMessage.start();
+  if (c.isPrimaryByIndex()) c.timers.commitMessage.startPhased(c.jitter);
   else c.timers.normalHeartbeat.start();
 }
 
-type RecordLike = Pick<RestoreRecord, 'priorState'>;
+type RecordLike = Pick<RestoreRecord, 'priorState' | 'journalLost'>;

@@ -26,7 +26,7 @@ import { Mark } from './marks.js';
 import { startElectRepair, startRepair } from './repair.js';
 import { broadcastGated, sendGated } from './send.js';
 import { startTransfer } from './state-transfer.js';
-import { discardBogus, headerAt, resetTrust, truncateJournal, verify } from './trust.js';
+import { discardBogus, forgetFaultyAbove, headerAt, resetTrust, truncateJournal, verify } from './trust.js';
 import { asView, SUFFIX_MAX, type Op, type ReplicaIndex, type View } from './types.js';
 import { newViewChangeState, suffixEntries, type DvcEntry } from './view-change-state.js';
 
@@ -55,9 +55,8 @@ export function reconcile(c: Core, opHead: Op, commit: Op, headers: ReadonlyMap<
     const entry = c.journal.get(op);
     if (entry !== undefined && headers.get(op) === entry.checksum) agreeing.push(op);
   }
-  if (truncateJournal(c, x, 'reconcile').length > 0) c.mark(Mark.ReconcileTruncation, `from ${x}`);
+  if (truncateJournal(c, x, 'reconcile', agreeing).length > 0) c.mark(Mark.ReconcileTruncation, `from ${x}`);
   if (agreeing.length > 0) c.mark(Mark.ReconcileFaulty, `${agreeing.length} ops from ${agreeing[0]}`);
-  for (const op of agreeing) c.journal.faulty.add(op);
 }
 
 const svHeaderView = new PrepareHeaderView();
@@ -147,14 +146,23 @@ function startView(c: Core): void {
   c.status = 'normal';
   c.ceded = false;
   c.op = parked.opHead;
+  forgetLostTail(c);
   capRecoveryBarrier(c);
+  if (c.journalIncomplete) {
+    // Leading the view it merged, this replica holds the whole log of the view (coverage above):
+    // nothing is left that it could nack by omission (liveness: it was never cleared here before,
+    // so after a full-cluster restart the first primary abstained at the next failover).
+    c.journalIncomplete = false;
+    c.votesBlind = false;
+    c.mark(Mark.JournalComplete, `leading view ${c.view}`);
+  }
   const head = c.journal.get(parked.opHead);
   c.lastPrepareChecksum = parked.opHead === 0 ? 0n : (head?.checksum ?? parked.headers[0]?.checksum ?? 0n);
   for (const h of parked.headers) if (h.timestamp > c.lastTimestamp) c.lastTimestamp = h.timestamp;
   c.logView = c.view;
   c.timers.stopViewChangeTimers();
   c.timers.normalHeartbeat.stop();
-  c.timers.commitMessage.start();
+  c.timers.commitMessage.startPhased(c.jitter);
   // Rebuild the pipeline before anything else can be sequenced (pitfall 1). Ops this replica
   // already applied are committed: the pipeline starts above them even when the merged commit
   // point is lower (our own DVC, with the higher commit, may not have been in the merge).
@@ -227,7 +235,8 @@ export function onStartView(c: Core, frame: Uint8Array): string | null {
   const headers = typeof entries === 'string' ? [] : entries.filter((e) => !e.blank);
   adopt(c, asView(h.view), op, commit, headers);
   c.event('view_adopt', `view ${c.view} op=${op} commit=${commit} from ${from}`);
-  if (c.journalIncomplete && c.incompleteUntil === 0) c.incompleteUntil = Math.max(op, 1);
+  // (op may be 0: a group nobody wrote to is complete at once; `max(op, 1)` here kept it abstaining forever.)
+  if (c.journalIncomplete && c.incompleteUntil === null) c.incompleteUntil = op;
   if (!c.transferring()) ackJournaled(c, commit, op);
   if (c.transfer.stage === 'awaiting_target' && c.transfer.session === null) {
     startTransfer(c, from as ReplicaIndex);
@@ -254,6 +263,7 @@ function adopt(c: Core, view: View, op: Op, commit: Op, headers: readonly DvcEnt
   for (const e of headers) if (e.timestamp > c.lastTimestamp) c.lastTimestamp = e.timestamp;
   reconcile(c, op, commit, new Map(headers.map((e) => [e.op, e.checksum])));
   c.op = op;
+  forgetLostTail(c);
   capRecoveryBarrier(c);
   const head = c.journal.get(op);
   c.lastPrepareChecksum = headers[0]?.op === op ? headers[0].checksum : (head?.checksum ?? c.lastPrepareChecksum);
@@ -262,6 +272,15 @@ function adopt(c: Core, view: View, op: Op, commit: Op, headers: readonly DvcEnt
   c.timers.commitMessage.stop();
   c.timers.normalHeartbeat.start();
   reforwardSessions(c);
+}
+
+/**
+ * A new log view is installed: faulty ops above its head were lost from older log views. The new
+ * view's log was merged from a quorum of DoViewChanges, so nothing above its head is committed,
+ * and this replica never acked those ops in this view: a later vote may nack them.
+ */
+function forgetLostTail(c: Core): void {
+  forgetFaultyAbove(c, c.op);
 }
 
 /**

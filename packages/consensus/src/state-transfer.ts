@@ -163,7 +163,10 @@ function requestNextChunk(c: Core): void {
     }
   }
   setStage(c, 'installing');
-  c.effects.push({ kind: 'transfer_install', nonce: s.nonce, manifest: s.manifest, commitOp: s.commitOp, commitMax: s.commitMax });
+  c.effects.push({
+    kind: 'transfer_install', nonce: s.nonce, manifest: s.manifest, commitOp: s.commitOp, commitMax: s.commitMax,
+    journalHead: Math.max(c.op, c.journal.head),
+  });
 }
 
 function firstIncomplete(s: { manifest: readonly ManifestEntry[] | null; received: number[] }): number {
@@ -222,7 +225,7 @@ export function onInstallDone(c: Core, done: Extract<Completion, { kind: 'instal
     return;
   }
   installed(c, s.commitOp, done.snapshotOp, done.clientTable, done.tableFrontier);
-  if (c.plane.journalDurable && done.snapshotOp >= c.sb.checkpointOp) c.sb.checkpointChecksum = done.checkpointChecksum;
+  if (c.plane.checkpoints && done.snapshotOp >= c.sb.checkpointOp) c.sb.checkpointChecksum = done.checkpointChecksum;
   c.transfer.decodeFailures.clear();
   c.transfer.session = null;
   c.transfer.stage = 'idle';
@@ -245,7 +248,7 @@ function installed(c: Core, commitOp: Op, snapshotOp: Op, table: Extract<Complet
     c.commitMin = snapshotOp;
     if (c.op < snapshotOp) c.op = snapshotOp;
     resetTrust(c, 0);
-    if (c.plane.journalDurable) {
+    if (c.plane.checkpoints) {
       c.sb.checkpointOp = snapshotOp;
     }
   }

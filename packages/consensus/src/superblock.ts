@@ -76,7 +76,7 @@ function onCheckpointRecorded(c: Core, state: DurableVsrState): void {
   if (pending === null || state.checkpointOp !== pending.op) return;
   c.checkpointPending = null;
   // §9.1 step 3: drain ops < snapshot_op (the entry at the commit point stays servable, pitfall 8).
-  if (c.plane.journalDurable) c.effects.push({ kind: 'journal_drain', beforeOp: pending.op });
+  if (c.plane.checkpoints) c.effects.push({ kind: 'journal_drain', beforeOp: pending.op });
   c.journal.compactThrough(pending.op - 1);
 }
 

@@ -48,6 +48,17 @@ export class Timer {
     if (this.#running) this.start();
   }
 
+  /**
+   * Starts with a random first countdown in 1..=base, then every `base` (`reset`). Periodic
+   * broadcasts of many groups that started in the same tick (a node booting hundreds of
+   * partitions, a view change of all of them) would otherwise fire in the same tick forever and
+   * overrun the per-peer send queue, dropping the same tail groups every time.
+   */
+  startPhased(prng: Prng): void {
+    this.start();
+    this.#countdown = 1 + prng.below(this.base);
+  }
+
   stop(): void {
     this.#running = false;
     this.#fired = false;

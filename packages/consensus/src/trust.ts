@@ -117,17 +117,46 @@ export function verify(c: Core, x: Op): { verdict: Verdict; bogusOp: Op } {
 }
 
 /**
- * Removes every journaled entry with op >= fromOp. `faulty` marks the removed ops as lost (never
- * nacked in a DoViewChange) — used when an entry is removed for integrity reasons.
+ * Removes every journaled entry with op >= fromOp. Removed ops this replica may have acked become
+ * `faulty` (lost, never nacked in a DoViewChange): every removed op above commit_min for an
+ * integrity truncation, the `faulty` ops the caller names for a reconcile. The host records the
+ * faulty range durably before it removes the entries (`journal_truncate.faultyThrough`), so a
+ * restart still knows them (loss path 2: a replica must never nack what it acknowledged).
  */
-export function truncateJournal(c: Core, fromOp: Op, reason: 'reconcile' | 'integrity' | 'rollback' | 'install'): Op[] {
+export function truncateJournal(
+  c: Core, fromOp: Op, reason: 'reconcile' | 'integrity' | 'rollback' | 'install', faulty: readonly Op[] = [],
+): Op[] {
   const removed = c.journal.truncateFrom(fromOp);
   if (removed.length === 0) return removed;
-  if (c.plane.journalDurable) c.effects.push({ kind: 'journal_truncate', fromOp });
+  const lost = reason === 'integrity' ? removed.filter((op) => op > c.commitMin) : faulty.filter((op) => op >= fromOp && op > c.commitMin);
+  for (const op of lost) c.journal.faulty.add(op);
+  const faultyThrough = faultyTopFrom(c, fromOp);
+  c.effects.push({ kind: 'journal_truncate', fromOp, faultyThrough });
   c.sm.truncated(fromOp);
-  if (reason === 'integrity') for (const op of removed) if (op > c.commitMin) c.journal.faulty.add(op);
-  c.event('journal_truncated', `${reason} from ${fromOp} (${removed.length} entries)`);
+  c.event('journal_truncated', `${reason} from ${fromOp} (${removed.length} entries, faulty through ${faultyThrough})`);
   return removed;
+}
+
+/** The highest faulty op at or above `fromOp`, or 0: what a truncation from there must keep recorded. */
+function faultyTopFrom(c: Core, fromOp: Op): Op {
+  let top = 0;
+  for (const op of c.journal.faulty) if (op >= fromOp && op > top) top = op;
+  return top;
+}
+
+/**
+ * A new log view is installed at head `op`: faulty ops above it were lost from older log views
+ * and no longer matter (start-view.ts). The host forgets them too (a truncation above the head
+ * that removes nothing and records no faulty op).
+ */
+export function forgetFaultyAbove(c: Core, op: Op): void {
+  let forgot = false;
+  for (const f of [...c.journal.faulty]) {
+    if (f <= op) continue;
+    c.journal.faulty.delete(f);
+    forgot = true;
+  }
+  if (forgot) c.effects.push({ kind: 'journal_truncate', fromOp: op + 1, faultyThrough: 0 });
 }
 
 /** Removes a provably non-canonical entry (and everything above it) so repair can replace it. */

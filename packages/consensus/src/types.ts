@@ -39,16 +39,21 @@ export type Status = 'normal' | 'view_change' | 'recovering';
 export type TransferStage = 'idle' | 'awaiting_target' | 'fetching' | 'installing';
 
 /**
- * The two planes differ only by this data (never by copies of code).
- * - metadata: group 1<<63, durable journal (the host fsyncs before the core vouches), body seal,
- *   client table with reply cache (exactly-once), random non-zero incarnation per boot;
- * - partition: packed key, journal in memory (durable on append), body seal zero, no client table
+ * The two planes differ only by this data (never by copies of code). Both journal every prepare
+ * through the host (`journal_append`: durable, or at least handed to the OS, before the core
+ * vouches for it) and recover it at boot.
+ * - metadata: group 1<<63, a slot WAL drained by state-machine checkpoints and replayed at boot
+ *   (`checkpoints`), body seal, client table with reply cache (exactly-once), random non-zero
+ *   incarnation per boot;
+ * - partition: packed key, a journal file compacted as commits reach the segments (the state
+ *   comes back from the segments, the journal above them), body seal zero, no client table
  *   (at-least-once), incarnation 0 (disables the probe guard of §5.7 step 3).
  */
 export interface Plane {
   readonly kind: 'metadata' | 'partition';
   readonly group: bigint;
-  readonly journalDurable: boolean;
+  /** The journal is a slot WAL drained by checkpoints and replayed at boot (metadata). */
+  readonly checkpoints: boolean;
   readonly bodySealed: boolean;
   readonly clientTable: boolean;
   readonly incarnation: bigint;
@@ -62,7 +67,7 @@ export function metadataPlane(incarnation: bigint): Plane {
   return Object.freeze({
     kind: 'metadata',
     group: METADATA_GROUP_ID,
-    journalDurable: true,
+    checkpoints: true,
     bodySealed: true,
     clientTable: true,
     incarnation,
@@ -74,7 +79,7 @@ export function partitionPlane(group: bigint): Plane {
   return Object.freeze({
     kind: 'partition',
     group,
-    journalDurable: false,
+    checkpoints: false,
     bodySealed: false,
     clientTable: false,
     incarnation: 0n,

@@ -15,6 +15,7 @@ import { Mark } from './marks.js';
 import { merge, type MergePath } from './merge.js';
 import { countBits, maskWith } from './quorums.js';
 import { broadcastGated } from './send.js';
+import { setStage } from './state-transfer.js';
 import { tryFinishView } from './start-view.js';
 import { resetTrust } from './trust.js';
 import { asView, type View } from './types.js';
@@ -55,11 +56,23 @@ export function enterViewChange(c: Core, v: View): void {
   maybeSendDoViewChange(c);
 }
 
+/** A probing replica stops waiting for a StartView (as when its probes run out, probe.ts). */
+function leaveProbing(c: Core, view: number): void {
+  c.mark(Mark.ProbeJoinsViewChange, `view ${view}`);
+  c.timers.requestStartViewMessage.stop();
+  if (c.transfer.stage === 'awaiting_target' && c.transfer.session === null) setStage(c, 'idle');
+}
+
 const svcView = new StartViewChangeHeaderView();
 
 export function onStartViewChange(c: Core, frame: Uint8Array): string | null {
   const h = svcView.bind(frame, 0);
-  if (c.status === 'recovering') return c.drop(Command.StartViewChange, h.replica, Drop.Recovering);
+  // A probing (restarted) replica joins a view change others started beyond its view: nobody
+  // leads the view it asks about, and waiting for its probes to run out (5 s) kept a group with
+  // a restarted replica and a dead primary from electing (issue 12 item 9). Its journal came back
+  // with it (or it abstains: journalIncomplete), so its vote is sound.
+  if (c.status === 'recovering' && h.view <= c.view) return c.drop(Command.StartViewChange, h.replica, Drop.Recovering);
+  if (c.status === 'recovering') leaveProbing(c, h.view);
   if (h.view < c.view) return c.drop(Command.StartViewChange, h.replica, Drop.SvcOlderView);
   if (h.view > c.view) enterViewChange(c, asView(h.view));
   else if (c.status !== 'view_change') return c.drop(Command.StartViewChange, h.replica, Drop.SvcCurrentViewNotInViewChange); // §13.7
@@ -94,7 +107,8 @@ const dvcView = new DoViewChangeHeaderView();
 
 export function onDoViewChange(c: Core, frame: Uint8Array): string | null {
   const h = dvcView.bind(frame, 0);
-  if (c.status === 'recovering') return c.drop(Command.DoViewChange, h.replica, Drop.Recovering);
+  if (c.status === 'recovering' && h.view <= c.view) return c.drop(Command.DoViewChange, h.replica, Drop.Recovering);
+  if (c.status === 'recovering') leaveProbing(c, h.view);
   const record = dvcRecordFromFrame(frame);
   if (typeof record === 'string') return c.dropInvalid(Command.DoViewChange, h.replica, record);
   if (h.view < c.view) return c.drop(Command.DoViewChange, h.replica, Drop.DvcOlderView);

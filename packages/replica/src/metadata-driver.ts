@@ -212,7 +212,7 @@ export class MetadataDriver extends GroupDriver {
         return { kind: 'journal_written', op: effect.op, checksum: effect.checksum, ok: false };
       }
       case 'journal_truncate': {
-        const cut = this.#storage.journal.truncateFrom(effect.fromOp);
+        const cut = this.#storage.journal.truncateFrom(effect.fromOp, effect.faultyThrough);
         if (!cut.ok) this.stop('journal_io', `truncate from ${effect.fromOp}: ${cut.error.message}`);
         return null;
       }
@@ -239,7 +239,7 @@ export class MetadataDriver extends GroupDriver {
         this.#staging.discard(effect.nonce);
         return null;
       case 'transfer_install':
-        return this.#install(effect.nonce, effect.manifest, effect.commitOp);
+        return this.#install(effect.nonce, effect.manifest, effect.commitOp, effect.journalHead);
       default:
         assert(false, `metadata driver: unexpected effect ${effect.kind}`);
     }
@@ -301,7 +301,7 @@ export class MetadataDriver extends GroupDriver {
     return { ...base, bytes: chunk.ok ? chunk.value.slice() : null };
   }
 
-  #install(nonce: bigint, manifest: readonly ManifestEntry[], commitOp: number): Completion {
+  #install(nonce: bigint, manifest: readonly ManifestEntry[], commitOp: number, journalHead: number): Completion {
     const taken = this.#staging.take(nonce, manifest, commitOp);
     if ('reason' in taken) return { kind: 'install_done', nonce, ok: false, failure: 'verify', reason: taken.reason };
     const installer = taken.installer;
@@ -329,7 +329,15 @@ export class MetadataDriver extends GroupDriver {
       installer.abort();
       return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'incoherent_commit_op' };
     }
-    const ahead = snapshotOp > this.replica.status.commitMin;
+    const ahead = snapshotOp > this.replica.role.commitMin;
+    if (ahead && journalHead > snapshotOp) {
+      // The install drops the WAL above the snapshot: what it held may have been acknowledged.
+      const recorded = this.#storage.journal.recordFaulty(snapshotOp + 1, journalHead);
+      if (!recorded.ok) {
+        this.stop('transfer_io', `record faulty ops: ${recorded.error.message}`);
+        return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
+      }
+    }
     const committed = installer.commit(ahead, this.#storage.journal);
     if (!committed.ok) {
       const e = committed.error;
@@ -413,6 +421,7 @@ function restoreRecordOf(r: MetadataRestore, stateOptions: MetadataStateOptions,
   const faultyOps = [
     ...r.faulty.filter((f) => f.kind !== 'torn' && f.op !== undefined && f.op > snapshotOp).map((f) => f.op as number),
     ...unreadable.filter((op) => op > snapshotOp),
+    ...r.recordedFaulty,
   ];
   const sb = r.superblock?.state ?? null;
   const superblock: DurableVsrState | null = sb === null ? null : {
@@ -429,6 +438,9 @@ function restoreRecordOf(r: MetadataRestore, stateOptions: MetadataStateOptions,
     checkpointChecksum: r.snapshot?.checksum ?? 0n,
     journal,
     faultyOps,
+    // The WAL is fdatasynced before an ack: a power loss loses nothing acknowledged.
+    lostThrough: 0,
+    journalLost: rejoin,
     clientTable,
     commit: 0,
   };

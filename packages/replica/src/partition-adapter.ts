@@ -74,7 +74,8 @@ export class PartitionAdapter implements StateMachine {
 
   journaled(prepare: PrepareRecord, source: JournalSource): void {
     const batch = prepare.operation === Operation.SendMessages ? prepare.body : null;
-    this.state.journaled(BigInt(prepare.op), batch, source === 'repair' ? 'repair' : 'live');
+    // Restored entries (the journal file at boot) keep their stamps, as repaired ones do.
+    this.state.journaled(BigInt(prepare.op), batch, source === 'repair' || source === 'restore' ? 'repair' : 'live');
   }
 
   truncated(fromOp: Op): void {

@@ -1,6 +1,10 @@
 /**
- * `PartitionDriver`: one partition group on its segment storage. The journal is in memory (the
- * core's); committed batches go to the `PartitionLog`, consumer offsets to their files.
+ * `PartitionDriver`: one partition group on its segment storage. Every prepare goes to the
+ * partition journal file (`PartitionJournal`) before the core vouches for it; committed batches
+ * go to the `PartitionLog`, consumer offsets to their files. At boot the journal's prepares above
+ * the durable commit frontier come back to the core (uncommitted entries it re-commits), so an
+ * acknowledged batch survives a kill of every node; the journal is compacted as the frontier
+ * moves (docs/storage-partition-journal.md).
  *
  * THE COMMIT FRONTIER. The segments hold batches, not ops, so the op the durable log reflects is
  * recorded separately: the partition superblock's `checkpoint_op` (F) and `offset_frontier` (O)
@@ -9,9 +13,11 @@
  * and with every superblock write the core asks for. At boot (`open`):
  *
  *   log end L == O   restore commit F
- *   L > O            unsynced batches above O survived the crash, with unknown ops:
- *                      n > 1: cut the log back to O (peers still hold those ops; repair refetches)
- *                      n = 1: adopt them, one op per batch (nobody else numbers these ops)
+ *   L > O            unsynced batches above O survived the crash, with unknown ops: cut the log
+ *                    back to O; the journal (or the peers) still hold those ops, which are
+ *                    committed again and re-applied (a solo replica re-applies its journal at
+ *                    once). Without a journal file (a directory from before it existed) a solo
+ *                    replica adopts them, one op per batch.
  *   L < O            the disk lost synced data: wipe the partition, restore commit 0 with prior
  *                    state (ceded, journal incomplete: repair / state transfer refills it)
  */
@@ -26,7 +32,7 @@ import {
 } from '@shoal/state';
 import { assert } from '@shoal/stdx';
 import {
-  type Disk, INDEX_ENTRY_SIZE, PartitionInstaller, PartitionStorage, type PartitionStorageOptions, PARTITION_STORAGE_DEFAULTS,
+  type Disk, INDEX_ENTRY_SIZE, PartitionInstaller, PartitionJournal, PartitionStorage, type PartitionStorageOptions, PARTITION_STORAGE_DEFAULTS,
   type RetentionPolicy, type StateOffer, type VsrState, applyRetention, buildPartitionOffer, deleteSegments, parseSegmentFileName,
   dirname, joinPath, removeTreeDurable, writePurgeRecord,
 } from '@shoal/storage';
@@ -130,10 +136,12 @@ export class PartitionDriver extends GroupDriver {
   #durable: DurableVsrState | null;
   readonly #offers = new Map<string, StateOffer>();
   readonly #staging: TransferStaging<PartitionInstaller>;
+  readonly #journal: PartitionJournal;
 
   private constructor(
     options: PartitionDriverOptions, config: ConsensusConfig, replica: Replica, adapter: PartitionAdapter,
     storage: PartitionStorage, storageOptions: PartitionStorageOptions, frontier: Frontier, durable: DurableVsrState | null,
+    journal: PartitionJournal,
   ) {
     super({ group: options.group, replica, options });
     this.#options = options;
@@ -145,6 +153,7 @@ export class PartitionDriver extends GroupDriver {
     this.#storageOptions = storageOptions;
     this.#frontier = frontier;
     this.#durable = durable;
+    this.#journal = journal;
     this.messageLog = new SegmentMessageLog(this);
     this.#staging = new TransferStaging(config.messageSizeMax, (entries, commitOp) => {
       const installer = new PartitionInstaller(options.disk, options.dir, entries, BigInt(commitOp));
@@ -177,9 +186,15 @@ export class PartitionDriver extends GroupDriver {
     const priorState = options.rejoin === true || sb !== null || storage.log.nextOffset > 0;
     let frontier: Frontier = sb === null ? { op: 0, offset: 0 } : { op: Number(sb.checkpointOp), offset: Number(sb.offsetFrontier) };
     let rewrite = false;
+    // The journal holds every op above the durable frontier: recover it first (ops > F).
+    const journalOpened = PartitionJournal.open(options.disk, options.dir, {
+      enforceFsync: storageOptions.enforceFsync, frameBytesMax: config.messageSizeMax,
+    }, frontier.op);
+    if (!journalOpened.ok) return { ok: false, reason: 'partition_io', detail: `journal: ${journalOpened.error.message}` };
+    const { journal, recovery } = journalOpened.value;
     if (storage.log.nextOffset > frontier.offset) {
-      if (config.replicaCount === 1) {
-        // Adopted bytes may be page cache of the previous process: make them durable first.
+      if (config.replicaCount === 1 && recovery.absent) {
+        // No journal (a data directory from before it existed): the only record of these ops.
         for (const segment of storage.log.segments) {
           const problem = syncFile(options.disk, segment.logPath) ?? syncFile(options.disk, segment.indexPath);
           if (problem !== null) return { ok: false, reason: 'partition_io', detail: problem };
@@ -222,13 +237,18 @@ export class PartitionDriver extends GroupDriver {
         if (live.on) options.hooks?.applied?.(op);
       },
     });
+    if (recovery.damage !== null) options.hooks?.event?.('partition_journal_recovered', `${recovery.damage}: lost through op ${recovery.lostThrough}`);
     const record: RestoreRecord = {
-      priorState, superblock: durable, checkpointOp: 0, checkpointChecksum: 0n, journal: [], faultyOps: [], clientTable: null,
-      commit: frontier.op,
+      priorState, superblock: durable, checkpointOp: 0, checkpointChecksum: 0n, journal: recovery.entries, faultyOps: recovery.faultyOps,
+      lostThrough: recovery.lostThrough,
+      // With prior state and no journal at all (a --fresh rejoin, a wiped partition): nothing
+      // bounds what this replica acknowledged.
+      journalLost: priorState && (options.rejoin === true || recovery.absent),
+      clientTable: null, commit: frontier.op,
     };
     const replica = new Replica({ config, plane: partitionPlane(options.group), stateMachine: adapter, time: options.time, prng: options.prng, restore: record });
     live.on = true;
-    const driver = new PartitionDriver(options, config, replica, adapter, storage, storageOptions, frontier, durable);
+    const driver = new PartitionDriver(options, config, replica, adapter, storage, storageOptions, frontier, durable, journal);
     if (rewrite && !driver.#writeFrontier(frontier)) return { ok: false, reason: 'partition_io', detail: 'frontier superblock write failed' };
     driver.drain();
     return { ok: true, driver };
@@ -338,12 +358,14 @@ export class PartitionDriver extends GroupDriver {
     this.#staging.abortAll();
     if (this.fatal === null) this.#syncAndRecordFrontier();
     this.#storage.close();
+    this.#journal.close();
   }
 
   /** The partition was deleted: close and remove its directory. */
   destroy(): void {
     this.#staging.abortAll();
     this.#storage.close();
+    this.#journal.close();
     removeTreeDurable(this.#options.disk, this.dir);
   }
 
@@ -404,8 +426,28 @@ export class PartitionDriver extends GroupDriver {
     if (synced) this.#syncAndRecordFrontier();
   }
 
+  /** The journal's group fdatasync (enforce_fsync: appends complete after it). */
+  protected override syncJournal(): string | null {
+    const synced = this.#journal.sync();
+    return synced.ok ? null : synced.error.message;
+  }
+
   protected performStorage(effect: Effect): Completion | null {
     switch (effect.kind) {
+      case 'journal_append': {
+        // In the OS before the core may vouch for it; with enforce_fsync after the group fdatasync.
+        const appended = this.#journal.append(effect.frame);
+        if (!appended.ok) {
+          this.stop('partition_io', `journal append: ${appended.error.message}`);
+          return null;
+        }
+        return this.#storageOptions.enforceFsync ? null : { kind: 'journal_written', op: effect.op, checksum: effect.checksum, ok: true };
+      }
+      case 'journal_truncate': {
+        const cut = this.#journal.truncateFrom(effect.fromOp, effect.faultyThrough);
+        if (!cut.ok) this.stop('partition_io', `journal truncate: ${cut.error.message}`);
+        return null;
+      }
       case 'superblock_write':
         return { kind: 'superblock_written', state: effect.state, ok: this.#writeSuperblock(effect.state) };
       case 'transfer_offer':
@@ -422,7 +464,7 @@ export class PartitionDriver extends GroupDriver {
         this.#staging.discard(effect.nonce);
         return null;
       case 'transfer_install':
-        return this.#install(effect.nonce, effect.manifest, effect.commitOp);
+        return this.#install(effect.nonce, effect.manifest, effect.commitOp, effect.journalHead);
       default:
         assert(false, `partition driver: unexpected effect ${effect.kind}`);
     }
@@ -461,6 +503,17 @@ export class PartitionDriver extends GroupDriver {
       this.stop('partition_io', `sync: ${synced.error.message}`);
       return;
     }
+    const journalSynced = this.#journal.sync();
+    if (!journalSynced.ok) {
+      this.stop('partition_io', `journal sync: ${journalSynced.error.message}`);
+      return;
+    }
+    // The frontier claims the offset ops at or below it as durable too.
+    const offsetsSynced = this.#storage.offsets.sync();
+    if (!offsetsSynced.ok) {
+      this.stop('partition_io', `offsets sync: ${offsetsSynced.error.message}`);
+      return;
+    }
     const next: Frontier = { op: this.#adapter.lastApplied, offset: this.#storage.log.nextOffset };
     if (next.op === this.#frontier.op && next.offset === this.#frontier.offset) return;
     this.#writeFrontier(next);
@@ -472,18 +525,26 @@ export class PartitionDriver extends GroupDriver {
     const ok = this.#writeRecord({
       view: d?.view ?? 0, logView: d?.logView ?? 0, commitMax: d?.commitMax ?? 0, checkpointOp: 0, checkpointChecksum: 0n,
     }, frontier);
-    if (ok) this.#frontier = frontier;
+    if (ok) this.#advanceFrontier(frontier);
     return ok;
+  }
+
+  /** The durable frontier moved: the journal forgets what the segments now hold. */
+  #advanceFrontier(frontier: Frontier): void {
+    this.#frontier = frontier;
+    const compacted = this.#journal.compact(frontier.op);
+    if (!compacted.ok) this.stop('partition_io', `journal compaction: ${compacted.error.message}`);
   }
 
   /** A superblock write the core asked for: it also records the current frontier. */
   #writeSuperblock(state: DurableVsrState): boolean {
-    const synced = this.#storage.log.sync();
+    const offsetsSynced = this.#storage.offsets.sync();
+    const synced = offsetsSynced.ok ? this.#storage.log.sync() : offsetsSynced;
     const frontier: Frontier = synced.ok ? { op: this.#adapter.lastApplied, offset: this.#storage.log.nextOffset } : this.#frontier;
     const ok = this.#writeRecord(state, frontier);
     if (ok) {
       this.#durable = state;
-      this.#frontier = frontier;
+      this.#advanceFrontier(frontier);
     }
     return ok;
   }
@@ -528,7 +589,7 @@ export class PartitionDriver extends GroupDriver {
     return { ...base, bytes: chunk.ok ? chunk.value.slice() : null };
   }
 
-  #install(nonce: bigint, manifest: readonly ManifestEntry[], commitOp: number): Completion {
+  #install(nonce: bigint, manifest: readonly ManifestEntry[], commitOp: number, journalHead: number): Completion {
     const taken = this.#staging.take(nonce, manifest, commitOp);
     if ('reason' in taken) return { kind: 'install_done', nonce, ok: false, failure: 'verify', reason: taken.reason };
     const installer = taken.installer;
@@ -567,6 +628,12 @@ export class PartitionDriver extends GroupDriver {
       groups: summary.offsets.groups.map((e) => [e.id, e.offset] as const),
     }, BigInt(commitOp));
     this.#adapter.resetTo(commitOp);
+    // The journal above the installed state is dropped; what it held may have been acknowledged.
+    const reset = this.#journal.reset(commitOp, journalHead);
+    if (!reset.ok) {
+      this.stop('transfer_io', `journal reset after install: ${reset.error.message}`);
+      return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
+    }
     if (!this.#writeFrontier({ op: commitOp, offset: summary.nextOffset })) {
       this.stop('transfer_io', 'frontier write after install failed');
       return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };

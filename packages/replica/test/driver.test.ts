@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildBatch, createStreamCommand, Operation, readBatchHeader } from '@shoal/protocol';
+import { encodeStoreOffsetBody } from '@shoal/state';
 import { MetadataDriver, MetadataHost, echoReply, decodeClientTableSnapshot, encodeClientTableSnapshot } from '../src/index.js';
 import { type Harness, metadataHarness, partitionHarness } from './support/harness.js';
 import type { PartitionDriver } from '../src/index.js';
@@ -185,7 +186,7 @@ describe('partition driver', () => {
     expect(heads).toEqual([[5n], [5n], [5n]]);
   });
 
-  it('a single replica adopts the batches a process crash left above its frontier', () => {
+  it('a single replica re-applies the journal a process crash left above its frontier (not the batch count)', () => {
     const h = partitionHarness(1, { messagesRequiredToSave: 1000 });
     h.tick(2);
     for (let i = 1; i <= 3; i++) {
@@ -197,12 +198,58 @@ describe('partition driver', () => {
     // Process crash: the objects are gone, the page cache (SimDisk's volatile image) stays.
     h.drivers[0] = null;
     const rebooted = h.boot(0);
+    // The unsynced segment bytes were cut back to the frontier; the journal's ops 1..3 (a solo
+    // replica committed each one it journaled) were applied again at boot.
+    expect(rebooted.replica.role.commitMin).toBe(3);
+    expect(rebooted.storage.log.nextOffset).toBe(6);
+    expect(rebooted.replica.role.journalIncomplete).toBe(false);
+    rebooted.onRequest(sendMessages(7n, 4n, batch(4), 504));
+    h.settle();
+    h.tick();
+    expect(rebooted.storage.log.nextOffset).toBe(8);
+  });
+
+  it('without a journal file (a directory from before it existed) a single replica adopts the batches above its frontier', () => {
+    const h = partitionHarness(1, { messagesRequiredToSave: 1000 });
+    h.tick(2);
+    for (let i = 1; i <= 3; i++) {
+      h.driver(0).onRequest(sendMessages(7n, BigInt(i), batch(i), 500 + i));
+      h.settle();
+      h.tick();
+    }
+    h.drivers[0] = null;
+    h.disks[0]?.inner.removeTree('/data/streams/1/topics/0/partitions/0/journal');
+    const rebooted = h.boot(0);
     expect(rebooted.storage.log.nextOffset).toBe(6);
     expect(rebooted.frontier).toEqual({ op: 3, offset: 6 });
     rebooted.onRequest(sendMessages(7n, 4n, batch(4), 504));
     h.settle();
     h.tick();
     expect(rebooted.storage.log.nextOffset).toBe(8);
+  });
+
+  // Issue 12: the frontier claims every op at or below it durable, but the consumer-offset files
+  // were fdatasynced only with enforce_fsync: after a power loss the offset an acknowledged
+  // StoreConsumerOffset wrote was gone, and nothing replayed it (its op is below the frontier).
+  it('a power loss after the frontier passed a StoreConsumerOffset keeps the stored offset', () => {
+    const h = partitionHarness(1, { messagesRequiredToSave: 1 });
+    h.tick(2);
+    const primary = h.driver(0);
+    primary.onRequest(sendMessages(7n, 1n, batch(1), 701));
+    h.settle();
+    const body = encodeStoreOffsetBody({ consumer: { kind: 'consumer', key: 9 }, offset: 1n });
+    primary.onRequest({ client: 7n, request: 2n, session: 0n, requestChecksum: 0n, operation: Operation.StoreConsumerOffset, body, userId: 0, timestamp: 5n, token: 702 });
+    h.settle();
+    // A later batch: its append fdatasyncs the segments and records a frontier past the offset op.
+    primary.onRequest(sendMessages(7n, 3n, batch(3), 703));
+    h.settle();
+    h.tick();
+    expect(primary.frontier.op).toBeGreaterThanOrEqual(3);
+    expect(primary.state.offsets.get({ kind: 'consumer', key: 9 })).toBe(1n);
+    h.drivers[0] = null;
+    h.disks[0]?.inner.crash(); // power loss: unsynced writes are gone
+    const rebooted = h.boot(0);
+    expect(rebooted.state.offsets.get({ kind: 'consumer', key: 9 })).toBe(1n);
   });
 
   it('drops a RepairPrepare whose batch does not verify (partition bodies carry no body seal)', () => {

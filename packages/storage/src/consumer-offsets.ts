@@ -7,7 +7,8 @@
  * An 8-byte legacy file (offset only) is accepted. Rewritten on each committed offset op by a
  * 16-byte pwrite at 0 (then ftruncate to 16 when it was a legacy file): the file never passes
  * through an empty state, and a torn write is caught by the checksum. fdatasync (and, for a new
- * file, the directory fsync) only when the topic's `enforce_fsync` is true (§9.6). Deleted on
+ * file, the directory fsync) at once when the topic's `enforce_fsync` is true (§9.6), otherwise
+ * at `sync()`, which the driver calls before it records a commit frontier. Deleted on
  * delete-offset. A file that does not verify is reported (`faulty`) and not loaded: the
  * consumer resumes from the replicated state (state transfer carries ICO1) rather than from a
  * guessed offset.
@@ -58,6 +59,9 @@ export class ConsumerOffsetStore {
   enforceFsync: boolean;
   readonly #consumers = new Map<number, bigint>();
   readonly #groups = new Map<number, bigint>();
+  /** Files written and directories changed since the last `sync` (without `enforce_fsync`). */
+  readonly #dirtyFiles = new Set<string>();
+  readonly #dirtyDirs = new Set<string>();
 
   constructor(disk: Disk, partitionDir: string, enforceFsync: boolean) {
     this.#disk = disk;
@@ -117,20 +121,53 @@ export class ConsumerOffsetStore {
         this.#disk.write(fd, bytes, 0, bytes.length, 0);
         if (existing !== null && existing.size !== OFFSET_FILE_SIZE) this.#disk.truncate(fd, OFFSET_FILE_SIZE);
         if (this.enforceFsync) this.#disk.fdatasync(fd);
+        else this.#dirtyFiles.add(path);
       } finally {
         this.#disk.close(fd);
       }
-      if (existing === null && this.enforceFsync) this.#disk.fsyncDir(this.kindDir(kind));
+      if (existing === null) {
+        if (this.enforceFsync) this.#disk.fsyncDir(this.kindDir(kind));
+        else this.#dirtyDirs.add(this.kindDir(kind));
+      }
       this.#map(kind).set(id, offset);
     });
   }
 
   delete(kind: ConsumerKind, id: number): IoResult<boolean> {
     return attempt(() => {
-      const existed = unlinkIfPresent(this.#disk, this.pathOf(kind, id));
+      const path = this.pathOf(kind, id);
+      const existed = unlinkIfPresent(this.#disk, path);
+      this.#dirtyFiles.delete(path);
       if (existed && this.enforceFsync) this.#disk.fsyncDir(this.kindDir(kind));
+      else if (existed) this.#dirtyDirs.add(this.kindDir(kind));
       this.#map(kind).delete(id);
       return existed;
+    });
+  }
+
+  /**
+   * Makes every offset write and delete since the last call durable (fdatasync of each file
+   * written, fsync of each directory changed). The partition driver calls it before it records a
+   * commit frontier: the frontier claims the offset ops at or below it are on disk, so after a
+   * power loss they must be (issue 12: the files were synced only with `enforce_fsync`).
+   */
+  sync(): IoResult<number> {
+    return attempt(() => {
+      let synced = 0;
+      for (const path of this.#dirtyFiles) {
+        if (this.#disk.stat(path) === null) continue;
+        const fd = this.#disk.open(path, 'readwrite');
+        try {
+          this.#disk.fdatasync(fd);
+        } finally {
+          this.#disk.close(fd);
+        }
+        synced++;
+      }
+      this.#dirtyFiles.clear();
+      for (const dir of this.#dirtyDirs) if (this.#disk.stat(dir) !== null) this.#disk.fsyncDir(dir);
+      this.#dirtyDirs.clear();
+      return synced;
     });
   }
 

@@ -89,6 +89,12 @@ export interface Disk {
   readdir(path: string): string[];
   /** null when the path does not exist. */
   stat(path: string): DiskStat | null;
+  /**
+   * An id of the machine's current boot ('' when unknown). The page cache survives a process
+   * kill but not a power loss or a reboot, so a journal written under the same boot id as now
+   * still holds every write it returned from, synced or not (partition-journal.ts).
+   */
+  bootId(): string;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -82,3 +82,8 @@ export {
   type InstallResult, type ChunkVerdict, type StagingResolution, type PartitionInstallSummary,
   type MetadataStagingResolution,
 } from './install.js';
+export {
+  PartitionJournal, type PartitionJournalOptions, type PartitionJournalRecovery, PARTITION_JOURNAL_DEFAULTS, PARTITION_JOURNAL_DIR,
+  PARTITION_JOURNAL_SUFFIX, PARTITION_JOURNAL_MAGIC, PARTITION_JOURNAL_RECORD_HEADER, JournalRecordKind, JOURNAL_RECORD_LAYOUT,
+  encodeRecord as encodePartitionJournalRecord, decodeRecord as decodePartitionJournalRecord,
+} from './partition-journal.js';

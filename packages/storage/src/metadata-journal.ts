@@ -17,12 +17,19 @@
  * fdatasync failure (after a failed fsync the page cache state is unknown: "fsyncgate").
  */
 import { assert } from '@shoal/stdx';
-import { HEADER_SIZE, OFFSET_COMMAND, OFFSET_SIZE, PREPARE_LAYOUT, Command } from '@shoal/protocol';
+import { HEADER_SIZE, OFFSET_COMMAND, OFFSET_SIZE, PREPARE_LAYOUT, Command, xxh3_64 } from '@shoal/protocol';
 import { type Disk, DiskError, type DiskFault, type Fd, type IoResult, attempt, faultOf, joinPath } from './disk.js';
-import { TMP_SUFFIX, readAll, unlinkIfPresent } from './durable-file.js';
+import { TMP_SUFFIX, readAll, readWholeFile, unlinkIfPresent, writeFileAtomic } from './durable-file.js';
 import { JOURNAL_ENTRY_SIZE_MAX, type JournalScanMode, type ScanCorruption, scanJournal } from './journal-scan.js';
 
 export const JOURNAL_FILE_NAME = 'journal.wal';
+/**
+ * Ops a truncation dropped that this replica may have acknowledged (the persisted floor of the
+ * metadata plane): `"JFLT"`, u32 count, count × (from u64, to u64), XXH3 of the bytes before it.
+ * Written by atomic replace BEFORE the truncation; read at recovery (ops held again are not faulty).
+ */
+export const JOURNAL_FAULTY_FILE_NAME = 'journal.faulty';
+const FAULTY_MAGIC = 0x544c464a;
 export const JOURNAL_SLOTS_DEFAULT = 1024;
 
 export interface MetadataJournalOptions {
@@ -62,6 +69,8 @@ export type JournalRecovery =
       readonly lastHeader: Uint8Array | null;
       /** Bytes dropped by the torn-tail truncation (0 when none). */
       readonly truncatedBytes: number;
+      /** Ops above the watermark a recorded truncation dropped and the file does not hold again. */
+      readonly recordedFaulty: readonly number[];
     }
   | { readonly kind: 'refused'; readonly offset: number; readonly reason: string; readonly faulty: readonly JournalFault[] };
 
@@ -88,6 +97,8 @@ export class MetadataJournal {
   #headOp = 0;
   #unsynced = 0;
   #poisoned: string | null = null;
+  /** Recorded faulty ranges (journal.faulty), ascending and disjoint. */
+  #faulty: { from: number; to: number }[] = [];
 
   private constructor(disk: Disk, dir: string, fd: Fd, options: MetadataJournalOptions) {
     this.#disk = disk;
@@ -184,6 +195,11 @@ export class MetadataJournal {
         if (!this.#index.has(op)) faulty.push({ kind: 'missing', op, reason: 'not_journaled' });
       }
       const head = entries.length === 0 ? null : (entries[entries.length - 1] as JournalEntry);
+      const recorded = this.#readFaulty();
+      if (typeof recorded === 'string') return { kind: 'refused', offset: 0, reason: recorded, faulty } as const;
+      this.#faulty = recorded;
+      const recordedFaulty: number[] = [];
+      for (const r of recorded) for (let op = Math.max(r.from, watermark + 1); op <= r.to; op++) if (!this.#index.has(op)) recordedFaulty.push(op);
       return {
         kind: 'ok',
         entries,
@@ -191,6 +207,7 @@ export class MetadataJournal {
         headOp: this.#headOp,
         lastHeader: head === null ? null : head.frame.slice(0, HEADER_SIZE),
         truncatedBytes,
+        recordedFaulty,
       } as const;
     });
   }
@@ -249,9 +266,77 @@ export class MetadataJournal {
     return this.#guard(() => readAll(this.#disk, this.#fd, at.offset, at.size));
   }
 
-  /** Suffix truncation: drops every entry with op >= `op` (watermark unchanged). */
-  truncateFrom(op: number): JournalResult<void> {
+  /**
+   * Suffix truncation: drops every entry with op >= `op` (watermark unchanged). Ops in
+   * [op, faultyThrough] may have been acknowledged: recorded durably first (`recordFaulty`).
+   */
+  truncateFrom(op: number, faultyThrough = 0): JournalResult<void> {
+    const above = this.#faulty.some((r) => r.to >= op);
+    if (faultyThrough >= op || above) {
+      const recorded = this.recordFaulty(op, faultyThrough, true);
+      if (!recorded.ok) return recorded;
+    }
     return this.#rewrite((entryOp) => entryOp < op, this.#watermark);
+  }
+
+  /**
+   * Durably records that ops [from, to] may have been acknowledged (journal.faulty, atomic
+   * replace). `replaceAbove`: what was recorded at or above `from` is replaced (a truncation
+   * from `from` says everything about the ops above it); `to` < `from` then records nothing new.
+   */
+  recordFaulty(from: number, to: number, replaceAbove = false): JournalResult<void> {
+    const blocked = this.#blocked();
+    if (blocked !== null) return blocked;
+    assert(Number.isSafeInteger(from) && from >= 1 && Number.isSafeInteger(to), 'journal.recordFaulty: bad range');
+    const kept = this.#faulty
+      .filter((r) => r.to > this.#watermark)
+      .map((r) => (replaceAbove ? { from: r.from, to: Math.min(r.to, from - 1) } : r))
+      .filter((r) => r.to >= r.from);
+    const ranges = [...kept, ...(to >= from ? [{ from, to }] : [])].sort((a, b) => a.from - b.from);
+    const merged: { from: number; to: number }[] = [];
+    for (const r of ranges) {
+      const last = merged[merged.length - 1];
+      if (last !== undefined && r.from <= last.to + 1) last.to = Math.max(last.to, r.to);
+      else merged.push({ ...r });
+    }
+    const bytes = new Uint8Array(8 + 16 * merged.length + 8);
+    const view = new DataView(bytes.buffer);
+    view.setUint32(0, FAULTY_MAGIC, true);
+    view.setUint32(4, merged.length, true);
+    merged.forEach((r, i) => {
+      view.setBigUint64(8 + 16 * i, BigInt(r.from), true);
+      view.setBigUint64(16 + 16 * i, BigInt(r.to), true);
+    });
+    view.setBigUint64(bytes.length - 8, xxh3_64(bytes.subarray(0, bytes.length - 8)), true);
+    const written = attempt(() => writeFileAtomic(this.#disk, joinPath(this.dir, JOURNAL_FAULTY_FILE_NAME), [bytes]));
+    if (written.ok) this.#faulty = merged;
+    return written;
+  }
+
+  /** Ops above `aboveOp` in the recorded faulty ranges that the journal does not hold. */
+  recordedFaultyOps(aboveOp: number): number[] {
+    const out: number[] = [];
+    for (const r of this.#faulty) for (let op = Math.max(r.from, aboveOp + 1); op <= r.to; op++) if (!this.#index.has(op)) out.push(op);
+    return out;
+  }
+
+  /** The recorded faulty ranges, [] without the file, or why the file is not whole. */
+  #readFaulty(): { from: number; to: number }[] | string {
+    const bytes = readWholeFile(this.#disk, joinPath(this.dir, JOURNAL_FAULTY_FILE_NAME));
+    if (bytes === null) return [];
+    if (bytes.length < 16) return 'journal_faulty_truncated';
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const count = view.getUint32(4, true);
+    if (view.getUint32(0, true) !== FAULTY_MAGIC || bytes.length !== 16 + 16 * count) return 'journal_faulty_malformed';
+    if (view.getBigUint64(bytes.length - 8, true) !== xxh3_64(bytes.subarray(0, bytes.length - 8))) return 'journal_faulty_checksum';
+    const out: { from: number; to: number }[] = [];
+    for (let i = 0; i < count; i++) {
+      const from = Number(view.getBigUint64(8 + 16 * i, true));
+      const to = Number(view.getBigUint64(16 + 16 * i, true));
+      if (!Number.isSafeInteger(to) || from < 1 || to < from) return 'journal_faulty_malformed';
+      out.push({ from, to });
+    }
+    return out;
   }
 
   /** Compaction: drops every entry with op <= `uptoOp`; the watermark becomes `uptoOp`. */

@@ -78,6 +78,11 @@ export interface MetadataRestore {
   readonly headOp: number;
   readonly lastHeader: Uint8Array | null;
   readonly faulty: readonly JournalFault[];
+  /**
+   * Ops above the snapshot that a truncation dropped (recorded in journal.faulty, this boot's
+   * chain-break cut included) and the journal does not hold: this replica may have acked them.
+   */
+  readonly recordedFaulty: readonly number[];
   /** Where the journal was truncated for a gap or chain break (null when it was not). */
   readonly truncatedFrom: number | null;
   readonly stagingResolution: 'none' | 'rolled_back' | 'rolled_forward';
@@ -209,7 +214,8 @@ function recover(disk: Disk, dir: string, options: MetadataRecoveryOptions): Met
   let truncatedFrom: number | null = null;
   const faultyOps = new Set(scan.faulty.filter((f) => f.kind !== 'torn' && f.op !== undefined).map((f) => f.op as number));
   if (breakAt !== null && !(journal.mode === 'repair' && faultyOps.has(breakAt))) {
-    const cut = journal.truncateFrom(breakAt);
+    // The entries from the break up were fdatasynced before they were acked: faulty until repaired.
+    const cut = journal.truncateFrom(breakAt, Math.max(breakAt, headOp));
     if (!cut.ok) return refuse('io', cut.error.message);
     truncatedFrom = breakAt;
   }
@@ -229,6 +235,7 @@ function recover(disk: Disk, dir: string, options: MetadataRecoveryOptions): Met
       headOp: journal.headOp,
       lastHeader: last === null ? null : last.frame.slice(0, 256),
       faulty: scan.faulty,
+      recordedFaulty: journal.recordedFaultyOps(snapshotOp),
       truncatedFrom,
       stagingResolution: staging.kind,
       superblockStore,

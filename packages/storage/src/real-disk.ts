@@ -30,9 +30,24 @@ function mapError(error: unknown, syscall: string, path: string): never {
   throw error;
 }
 
+/** Linux's per-boot random id; another OS (or a sandbox without /proc) gives '' (unknown). */
+const BOOT_ID_PATH = '/proc/sys/kernel/random/boot_id';
+let bootIdCache: string | null = null;
+
 export class RealDisk implements Disk {
   /** fd → path, for error messages. */
   readonly #paths = new Map<number, string>();
+
+  bootId(): string {
+    if (bootIdCache === null) {
+      try {
+        bootIdCache = fs.readFileSync(BOOT_ID_PATH, 'utf8').trim();
+      } catch {
+        bootIdCache = '';
+      }
+    }
+    return bootIdCache;
+  }
 
   open(path: string, mode: OpenMode): Fd {
     try {

@@ -247,6 +247,11 @@ export class SimDisk implements Disk {
    * Power loss: every file and directory falls back to its durable state, every fd is closed.
    * With faults allowed, unsynced writes may persist out of order or torn (see the header).
    */
+  /** A power loss (`crash`) is a new boot; a process kill keeps the page cache and the boot. */
+  bootId(): string {
+    return `sim-boot-${this.#crashes}`;
+  }
+
   crash(): void {
     this.#crashes++;
     const inodes = new Set<Inode>();

@@ -244,3 +244,42 @@ describe('MetadataJournal: drain and truncateFrom', () => {
     expect(more.ok).toBe(false);
   });
 });
+
+describe('MetadataJournal: recorded faulty ops (the metadata persisted floor)', () => {
+  it('a truncation records the ops it drops that may have been acked, and they come back at recovery', () => {
+    const { disk } = walWith(8, 3);
+    const journal = openJournal(disk);
+    recovered(journal);
+    must(journal.truncateFrom(6, 8));
+    disk.crash();
+    const again = openJournal(disk);
+    const r = recovered(again);
+    expect(r.entries.map((e) => e.op)).toEqual([1, 2, 3, 4, 5]);
+    expect(r.recordedFaulty).toEqual([6, 7, 8]);
+    // A truncation from 7 with nothing faulty replaces what was recorded at or above 7.
+    must(again.truncateFrom(7, 0));
+    disk.crash();
+    expect(recovered(openJournal(disk)).recordedFaulty).toEqual([6]);
+  });
+
+  it('ops journaled again are not faulty; ops below the watermark are forgotten', () => {
+    const { disk, frames } = walWith(8, 4);
+    const journal = openJournal(disk);
+    recovered(journal);
+    must(journal.truncateFrom(6, 8));
+    must(journal.append(frames[5] as Uint8Array));
+    disk.crash();
+    expect(recovered(openJournal(disk)).recordedFaulty).toEqual([7, 8]);
+    expect(recovered(openJournal(disk), 7).recordedFaulty).toEqual([8]);
+  });
+
+  it('a damaged journal.faulty refuses recovery (it is written atomically: damage is a disk fault)', () => {
+    const { disk } = walWith(4, 5);
+    const journal = openJournal(disk);
+    recovered(journal);
+    must(journal.recordFaulty(3, 4));
+    disk.corruptAtRest('/m/journal.faulty', 9);
+    const r = must(openJournal(disk).recover(0));
+    expect(r.kind).toBe('refused');
+  });
+});

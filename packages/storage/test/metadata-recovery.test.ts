@@ -86,6 +86,9 @@ describe('recoverMetadata (§9.4)', () => {
     must(journal.close());
     const r = must(recoverMetadata(disk, '/m', OPTIONS));
     expect(r.truncatedFrom).toBe(15);
+    // Those entries were fdatasynced before any ack: the ones cut are recorded as faulty (loss
+    // path 2: the boot scan used to truncate without marking anything).
+    expect(r.recordedFaulty).toEqual([15, 16, 17]);
     expect(r.headOp).toBe(14);
     expect(r.replay.map((e) => e.op)).toEqual([11, 12, 13, 14]);
   });

@@ -40,7 +40,10 @@ interface PendingCompletion {
 
 interface Durable {
   superblock: DurableVsrState | null;
+  /** The journal: metadata WAL / partition journal file (both survive a crash as written). */
   wal: Map<number, Uint8Array>;
+  /** Ops a truncation dropped that this replica may have acked (recorded before the truncation). */
+  faulty: Set<number>;
   snapshot: { op: number; checksum: bigint; bytes: Uint8Array; table: ClientTableCheckpointEntry[] | null } | null;
   flushed: { op: number; bytes: Uint8Array } | null;
 }
@@ -55,7 +58,7 @@ export class Node {
   readonly index: number;
   replica: Replica | null = null;
   sm: Sm;
-  readonly durable: Durable = { superblock: null, wal: new Map(), snapshot: null, flushed: null };
+  readonly durable: Durable = { superblock: null, wal: new Map(), faulty: new Set(), snapshot: null, flushed: null };
   journalMode: StorageMode = 'sync';
   superblockMode: StorageMode = 'sync';
   stalled: PendingCompletion[] = [];
@@ -65,6 +68,8 @@ export class Node {
   applied = new Map<number, bigint>();
   boots = 0;
   fatal: string | null = null;
+  /** Restart as if the journal were gone (a `--fresh` rejoin): the core votes blind. */
+  journalLost = false;
 
   constructor(index: number, sm: Sm) {
     this.index = index;
@@ -84,6 +89,12 @@ export interface ClusterOptions {
   readonly config?: Partial<ConfigInput>;
   readonly latency?: number;
   readonly storage?: StorageMode;
+  /**
+   * Partition plane: the flushed state is durable only every this many commits (the segments'
+   * fsync threshold; a restart comes back at the last such op, as a real restart cuts unsynced
+   * segment bytes back to the recorded frontier). Default 1: every commit.
+   */
+  readonly flushEvery?: number;
 }
 
 export class Cluster {
@@ -92,6 +103,7 @@ export class Cluster {
   readonly nodes: Node[] = [];
   readonly prng: Prng;
   readonly config: Partial<ConfigInput>;
+  readonly flushEvery: number;
   now = 0;
   latency: number;
   #seq = 0;
@@ -114,6 +126,7 @@ export class Cluster {
     this.prng = new Prng(options.seed ?? 1);
     this.config = options.config ?? {};
     this.latency = options.latency ?? 1;
+    this.flushEvery = options.flushEvery ?? 1;
     for (let i = 0; i < this.n; i++) {
       const node = new Node(i, this.freshSm());
       if (options.storage !== undefined) node.journalMode = options.storage;
@@ -255,11 +268,16 @@ export class Cluster {
       case 'journal_append': {
         const frame = e.frame;
         this.#schedule(node, node.journalMode, 'journal', { kind: 'journal_written', op: e.op, checksum: e.checksum, ok: node.journalMode !== 'fail' }, () => {
-          if (node.journalMode !== 'fail') node.durable.wal.set(e.op, frame);
+          if (node.journalMode !== 'fail') {
+            node.durable.wal.set(e.op, frame);
+            node.durable.faulty.delete(e.op);
+          }
         });
         return;
       }
       case 'journal_truncate':
+        for (const op of [...node.durable.faulty]) if (op >= e.fromOp) node.durable.faulty.delete(op);
+        for (let op = e.fromOp; op <= e.faultyThrough; op++) node.durable.faulty.add(op);
         for (const op of [...node.durable.wal.keys()]) if (op >= e.fromOp) node.durable.wal.delete(op);
         return;
       case 'journal_drain':
@@ -318,7 +336,8 @@ export class Cluster {
         const known = this.committed.get(e.op);
         if (known === undefined) this.committed.set(e.op, checksum);
         else if (checksum !== -1n && known !== -1n) assert(known === checksum, `SAFETY: op ${e.op} differs on node ${node.index}`);
-        if (this.plane === 'partition') node.durable.flushed = { op: e.op, bytes: node.sm.snapshot() };
+        // (The partition journal is compacted at restart: only ops above the flushed state return.)
+        if (this.plane === 'partition' && e.op % this.flushEvery === 0) node.durable.flushed = { op: e.op, bytes: node.sm.snapshot() };
         return;
       }
       case 'session_result':
@@ -392,6 +411,7 @@ export class Cluster {
         Object.assign(current, { applied: restored.applied, digest: restored.digest });
         current.map.clear();
         for (const [k, v] of restored.map) current.map.set(k, v);
+        for (let op = snapshotOp + 1; op <= e.journalHead; op++) node.durable.faulty.add(op);
         for (const op of [...node.durable.wal.keys()]) if (op > snapshotOp) node.durable.wal.delete(op);
         node.durable.snapshot = { op: snapshotOp, checksum, bytes, table: null };
         for (const op of [...node.applied.keys()]) if (op > 0) node.applied.delete(op);
@@ -404,6 +424,8 @@ export class Cluster {
     Object.assign(current, { log: restored.log, applied: restored.applied, digest: restored.digest, committedNext: restored.committedNext });
     current.pending.clear();
     node.applied = new Map();
+    for (let op = e.commitOp + 1; op <= e.journalHead; op++) node.durable.faulty.add(op);
+    node.durable.wal.clear();
     node.durable.flushed = { op: e.commitOp, bytes: current.snapshot() };
     r.onStorageDone({ kind: 'install_done', nonce: e.nonce, ok: true, snapshotOp: e.commitOp, checkpointChecksum: 0n, clientTable: null, tableFrontier: 0 });
   }
@@ -437,21 +459,27 @@ export class Cluster {
         checkpointOp: d.snapshot?.op ?? 0,
         checkpointChecksum: d.snapshot?.checksum ?? 0n,
         journal,
-        faultyOps: [],
+        faultyOps: [...d.faulty],
+        lostThrough: 0,
+        journalLost: false,
         clientTable: d.snapshot?.table ?? null,
         commit: 0,
       };
     } else {
       node.sm = d.flushed === null ? new BatchLogStateMachine() : BatchLogStateMachine.restore(d.flushed.bytes);
+      const flushedOp = d.flushed?.op ?? 0;
+      const journal = [...d.wal.entries()].filter(([op]) => op > flushedOp).sort((a, b) => a[0] - b[0]).map(([, f]) => f);
       restore = {
-        priorState: d.superblock !== null || d.flushed !== null,
+        priorState: d.superblock !== null || d.flushed !== null || d.wal.size > 0,
         superblock: d.superblock,
         checkpointOp: 0,
         checkpointChecksum: 0n,
-        journal: [],
-        faultyOps: [],
+        journal,
+        faultyOps: [...d.faulty],
+        lostThrough: 0,
+        journalLost: node.journalLost,
         clientTable: null,
-        commit: d.flushed?.op ?? 0,
+        commit: flushedOp,
       };
     }
     this.trace.push(`${this.now} n${index} RESTART`);

@@ -44,6 +44,7 @@ export class CountingDisk implements Disk {
   removeTree: Disk['removeTree'] = (p) => this.inner.removeTree(p);
   readdir: Disk['readdir'] = (p) => this.inner.readdir(p);
   stat: Disk['stat'] = (p) => this.inner.stat(p);
+  bootId: Disk['bootId'] = () => this.inner.bootId();
 }
 
 export class Harness<D extends MetadataDriver | PartitionDriver> {

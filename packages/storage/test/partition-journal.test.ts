@@ -1,0 +1,195 @@
+/**
+ * The partition journal (docs/storage-partition-journal.md): what a restart recovers after a
+ * process kill (everything written), a power loss (the tail beyond the last fdatasync may be
+ * gone: the durable reservation bounds what was acknowledged), a torn last record, a damaged
+ * record, truncations (faulty ranges), compaction and rotation, an install reset; and that no
+ * byte pattern on disk makes recovery throw.
+ */
+import { describe, expect, it } from 'vitest';
+import { Prng } from '@shoal/stdx';
+import {
+  PARTITION_JOURNAL_DIR, PARTITION_JOURNAL_RECORD_HEADER, PartitionJournal, SimDisk, joinPath, type PartitionJournalRecovery,
+} from '../src/index.js';
+import { equalBytes, makePrepares, must } from './support/fixtures.js';
+
+const DIR = '/p';
+
+function open(disk: SimDisk, keepAbove = 0, options: Partial<Parameters<typeof PartitionJournal.open>[2]> = {}): { journal: PartitionJournal; recovery: PartitionJournalRecovery } {
+  return must(PartitionJournal.open(disk, DIR, { reserveOps: 16, ...options }, keepAbove));
+}
+
+function files(disk: SimDisk): string[] {
+  return disk.readdir(joinPath(DIR, PARTITION_JOURNAL_DIR));
+}
+
+function opsOf(recovery: PartitionJournalRecovery): number[] {
+  return recovery.entries.map((f) => Number(new DataView(f.buffer, f.byteOffset, f.byteLength).getBigUint64(176, true)));
+}
+
+describe('PartitionJournal', () => {
+  it('a new journal is absent, then recovers every appended prepare after a process kill (unsynced included)', () => {
+    const disk = new SimDisk({ seed: 1 });
+    const first = open(disk);
+    expect(first.recovery.absent).toBe(true);
+    const frames = makePrepares(1, 10);
+    for (const f of frames) must(first.journal.append(f));
+    // A process kill: the OS keeps every write (no disk.crash(), the same boot id).
+    const again = open(disk);
+    expect(again.recovery.absent).toBe(false);
+    expect(again.recovery.damage).toBeNull();
+    expect(again.recovery.lostThrough).toBe(0);
+    expect(again.recovery.faultyOps).toEqual([]);
+    expect(opsOf(again.recovery)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    again.recovery.entries.forEach((f, i) => expect(equalBytes(f, frames[i] as Uint8Array)).toBe(true));
+    // The boot consolidated everything into one new file.
+    expect(files(disk).length).toBe(1);
+  });
+
+  it('keeps only the ops above the durable commit frontier', () => {
+    const disk = new SimDisk({ seed: 2 });
+    const { journal } = open(disk);
+    for (const f of makePrepares(1, 8)) must(journal.append(f));
+    expect(opsOf(open(disk, 5).recovery)).toEqual([6, 7, 8]);
+  });
+
+  it('a power loss keeps the durable reservation: every acknowledged op is at or below lostThrough', () => {
+    const disk = new SimDisk({ seed: 3 });
+    const { journal } = open(disk);
+    const frames = makePrepares(1, 30);
+    // Every op was handed to the OS (and so may have been acked) before it was synced.
+    for (const f of frames) must(journal.append(f));
+    expect(journal.reserved).toBeGreaterThanOrEqual(30);
+    disk.crash(); // power loss: unsynced writes are gone, a new boot id
+    const { recovery } = open(disk);
+    expect(recovery.damage).toBe('power_loss');
+    expect(recovery.lostThrough).toBeGreaterThanOrEqual(30);
+    const held = new Set(opsOf(recovery));
+    const faulty = new Set(recovery.faultyOps);
+    // Every op 1..30 is either recovered or marked faulty: none is forgotten.
+    for (let op = 1; op <= 30; op++) expect(held.has(op) || faulty.has(op)).toBe(true);
+  });
+
+  it('the faulty marks of a lost tail survive the next boot (a crash before anything was repaired)', () => {
+    const disk = new SimDisk({ seed: 4 });
+    const { journal } = open(disk);
+    for (const f of makePrepares(1, 6)) must(journal.append(f));
+    disk.crash();
+    const after = open(disk).recovery;
+    const lost = after.faultyOps;
+    expect(lost.length).toBeGreaterThan(0);
+    const next = open(disk).recovery; // a process kill right after that boot
+    expect(next.damage).toBeNull();
+    for (const op of lost) expect(next.faultyOps.includes(op) || opsOf(next).includes(op)).toBe(true);
+  });
+
+  it('a torn last record (a write the crash cut short) is dropped without calling it damage', () => {
+    const disk = new SimDisk({ seed: 5 });
+    const { journal } = open(disk);
+    for (const f of makePrepares(1, 4)) must(journal.append(f));
+    const name = files(disk)[0] as string;
+    const path = joinPath(DIR, PARTITION_JOURNAL_DIR, name);
+    const fd = disk.open(path, 'readwrite');
+    disk.truncate(fd, disk.size(fd) - 7);
+    disk.close(fd);
+    const { recovery } = open(disk);
+    expect(recovery.tornTail).toBe(true);
+    expect(recovery.damage).toBeNull();
+    expect(opsOf(recovery)).toEqual([1, 2, 3]);
+  });
+
+  it('a damaged record inside the file is damage: the rest may hold acknowledged ops, so they become faulty', () => {
+    const disk = new SimDisk({ seed: 6 });
+    const { journal } = open(disk);
+    for (const f of makePrepares(1, 5)) must(journal.append(f));
+    must(journal.sync());
+    const path = joinPath(DIR, PARTITION_JOURNAL_DIR, files(disk)[0] as string);
+    // Flip a bit in the second prepare record's header (after the open record and the first prepare).
+    const fd = disk.open(path, 'read');
+    const size = disk.size(fd);
+    disk.close(fd);
+    disk.corruptAtRest(path, Math.floor(size / 2));
+    const { recovery } = open(disk);
+    expect(recovery.damage).not.toBeNull();
+    expect(recovery.lostThrough).toBeGreaterThanOrEqual(5);
+    const held = new Set(opsOf(recovery));
+    for (let op = 1; op <= 5; op++) expect(held.has(op) || recovery.faultyOps.includes(op)).toBe(true);
+  });
+
+  it('a truncation voids the entries and records the ops that may have been acknowledged; a new append clears one', () => {
+    const disk = new SimDisk({ seed: 7 });
+    const { journal } = open(disk);
+    for (const f of makePrepares(1, 8)) must(journal.append(f));
+    must(journal.truncateFrom(5, 7));
+    const replacement = makePrepares(1, 8, 99n, 40, 1, 5)[4] as Uint8Array; // op 5 of another chain
+    must(journal.append(replacement));
+    const { recovery } = open(disk);
+    expect(opsOf(recovery)).toEqual([1, 2, 3, 4, 5]);
+    expect(equalBytes(recovery.entries[4] as Uint8Array, replacement)).toBe(true);
+    expect(recovery.faultyOps).toEqual([6, 7]);
+    // A later truncation from 6 with nothing faulty says everything about the ops above 5.
+    const reopened = open(disk).journal;
+    must(reopened.truncateFrom(6, 0));
+    expect(open(disk).recovery.faultyOps).toEqual([]);
+  });
+
+  it('compaction deletes files wholly at or below the frontier; rotation bounds the active file', () => {
+    const disk = new SimDisk({ seed: 8 });
+    const { journal } = open(disk, 0, { fileBytesMax: 4096 });
+    const frames = makePrepares(1, 40);
+    for (const f of frames) must(journal.append(f));
+    const before = journal.fileCount;
+    expect(before).toBeGreaterThan(2);
+    expect(must(journal.compact(30))).toBeGreaterThan(0);
+    expect(journal.fileCount).toBeLessThan(before);
+    expect(files(disk).length).toBe(journal.fileCount);
+    const { recovery } = open(disk, 30);
+    expect(opsOf(recovery)).toEqual([31, 32, 33, 34, 35, 36, 37, 38, 39, 40]);
+  });
+
+  it('an install reset empties the journal and records the dropped ops as faulty', () => {
+    const disk = new SimDisk({ seed: 9 });
+    const { journal } = open(disk);
+    for (const f of makePrepares(1, 6)) must(journal.append(f));
+    must(journal.reset(4, 6));
+    const { recovery } = open(disk, 4);
+    expect(recovery.entries).toEqual([]);
+    expect(recovery.faultyOps).toEqual([5, 6]);
+    expect(files(disk).length).toBe(1);
+  });
+
+  it('recovery never throws on arbitrary damage: truncations at every length and random flips', () => {
+    const base = new SimDisk({ seed: 10 });
+    const { journal } = open(base);
+    for (const f of makePrepares(1, 6)) must(journal.append(f));
+    must(journal.sync());
+    const path = joinPath(DIR, PARTITION_JOURNAL_DIR, files(base)[0] as string);
+    const fd = base.open(path, 'read');
+    const size = base.size(fd);
+    const bytes = new Uint8Array(size);
+    base.read(fd, bytes, 0, size, 0);
+    base.close(fd);
+    const prng = new Prng(11);
+    for (let trial = 0; trial < 200; trial++) {
+      const disk = new SimDisk({ seed: 100 + trial });
+      disk.mkdirp(joinPath(DIR, PARTITION_JOURNAL_DIR));
+      const copy = bytes.slice(0, trial < 100 ? Math.floor((size * trial) / 100) : size);
+      if (trial >= 100) {
+        for (let k = 0; k < 3; k++) {
+          const at = prng.below(copy.length);
+          copy[at] = (copy[at] as number) ^ (1 << prng.below(8));
+        }
+      }
+      const w = disk.open(path, 'truncate');
+      disk.write(w, copy, 0, copy.length, 0);
+      disk.fdatasync(w);
+      disk.close(w);
+      const opened = PartitionJournal.open(disk, DIR, { reserveOps: 16 }, 0);
+      expect(opened.ok).toBe(true);
+      if (!opened.ok) continue;
+      const r = opened.value.recovery;
+      // Whatever survived is a prefix of what was written, in op order.
+      expect(opsOf(r)).toEqual(opsOf(r).map((_, i) => i + 1));
+    }
+    expect(PARTITION_JOURNAL_RECORD_HEADER).toBe(40);
+  });
+});
