@@ -21,7 +21,7 @@ export {
   type Ticket, type Credentials, type RandomSource, type DropReason, DEFAULT_VERSION_INFO, SDK_NAME, SDK_VERSION,
 } from './session.js';
 export {
-  TcpConnection, type ConnectionOptions, type ConnectionDeps, type ConnectionState, type ReconnectPolicy, type RequestOptions,
+  TcpConnection, type ConnectionOptions, type ConnectionDeps, type ConnectionState, type ReconnectPolicy, type RequestOptions, type TlsOptions,
   type Reply,
 } from './transport/tcp.js';
 export { nodeScheduler, nodeRandom } from './transport/node-scheduler.js';
@@ -40,6 +40,6 @@ export {
 } from './identifiers.js';
 export { type NodeAddress, parseAddress, formatAddress, addressKey } from './address.js';
 export {
-  parseConnectionString, isConnectionString, parseDuration, type ParsedConnectionString, type ConnectionStringOptions,
+  parseConnectionString, isConnectionString, type ParsedConnectionString, type ConnectionStringOptions,
 } from './connection-string.js';
 export { BalancedPartitioner, loadXxh32, partitionForKey, partitionForKeySync } from './partitioner.js';

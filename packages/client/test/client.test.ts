@@ -3,7 +3,7 @@ import { fromHex, toHex } from '@shoal/stdx';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type Message, type Scheduler, ShoalClient, ShoalEvictionError, ShoalInvalidArgumentError, ShoalResponseError, nodeScheduler,
-  parseConnectionString, parseDuration,
+  parseConnectionString,
 } from '../src/index.js';
 import { FakeServer } from './support/fake-server.js';
 import { loadClientFrames, requestVector } from './support/vectors.js';
@@ -197,19 +197,27 @@ describe('connection strings', () => {
       .toEqual({ reconnectionRetries: Number.POSITIVE_INFINITY, reconnectionIntervalMs: 90_000 });
   });
 
-  it('refuses unknown keys, other transports, missing ports, tls', () => {
-    for (const bad of ['iggy://u:p@h:1?bogus=1', 'iggy+quic://u:p@h:8080', 'iggy://u:p@h', 'http://h:1', 'iggy://u:p@h:1?tls=true', 'iggy://:p@h:1', 'iggy://u:p@h:1?heartbeat_interval=5']) {
+  it('reads tls, tls_domain and tls_ca_file; the TLS keys without tls=true are refused', () => {
+    expect(parseConnectionString('iggy://u:p@h:1?tls=true&tls_domain=example.com&tls_ca_file=%2Fetc%2Fca.pem').options)
+      .toEqual({ tls: true, tlsDomain: 'example.com', tlsCaFile: '/etc/ca.pem' });
+    expect(parseConnectionString('iggy://u:p@h:1?tls=false').options).toEqual({ tls: false });
+    for (const bad of ['iggy://u:p@h:1?tls_domain=x', 'iggy://u:p@h:1?tls=false&tls_ca_file=/x', 'iggy://u:p@h:1?tls=yes', 'iggy://u:p@h:1?tls=true&tls_domain=']) {
+      expect(() => parseConnectionString(bad), bad).toThrow(ShoalInvalidArgumentError);
+    }
+    expect(() => new ShoalClient({ url: 'iggy://u:p@h:1?tls=true&tls_ca_file=/nonexistent/ca.pem' })).toThrow(/tls_ca_file/);
+  });
+
+  it('refuses unknown keys, other transports, missing ports', () => {
+    for (const bad of ['iggy://u:p@h:1?bogus=1', 'iggy+quic://u:p@h:8080', 'iggy://u:p@h', 'http://h:1', 'iggy://:p@h:1', 'iggy://u:p@h:1?heartbeat_interval=5']) {
       expect(() => parseConnectionString(bad), bad).toThrow(ShoalInvalidArgumentError);
     }
     expect(() => parseConnectionString('iggy://u:p@h:1?bogus=1')).toThrow(/unknown option 'bogus'/);
   });
 
-  it('durations', () => {
-    expect(parseDuration('500ms')).toBe(500);
-    expect(parseDuration('1day 12h')).toBe(129_600_000);
-    expect(parseDuration('7d')).toBe(604_800_000);
-    expect(parseDuration('5')).toBeNull();
-    expect(parseDuration('5x')).toBeNull();
+  it('durations use the shared parser of @shoal/stdx (the config and the CLI read the same syntax)', () => {
+    const { options } = parseConnectionString('iggy://u:p@h:1?heartbeat_interval=1m30s&reconnection_interval=250ms&reestablish_after=1%20day');
+    expect(options).toEqual({ heartbeatIntervalMs: 90_000, reconnectionIntervalMs: 250, reestablishAfterMs: 86_400_000 });
+    expect(() => parseConnectionString('iggy://u:p@h:1?heartbeat_interval=1.5s')).toThrow(/not a duration/);
   });
 
   it('the client uses the connection string', async () => {
