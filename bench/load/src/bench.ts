@@ -9,7 +9,7 @@ import { NatsSystem } from './nats/system.js';
 import { type Plan, type Scenario, buildPlan, describeWorkload } from './plan.js';
 import type { Progress } from './progress.js';
 import {
-  type BenchReport, REPORT_SCHEMA, type ScenarioReport, type ScenarioRun, comparisons, isMeasured, targetChecks,
+  type BenchReport, REPORT_SCHEMA, type ScenarioReport, type ScenarioRun, comparisons, isMeasured, scalingOf, targetChecks,
 } from './report/model.js';
 import { ShoalLauncher, repoRoot } from './shoal/launcher.js';
 import { ShoalSystem } from './shoal/system.js';
@@ -128,7 +128,10 @@ function randomTag(): number {
   return randomBytes(4).readUInt32LE(0);
 }
 
-async function runScenario(scenario: Scenario, systems: Systems, options: BenchOptions, io: BenchIo, idleMs: number | undefined): Promise<ScenarioReport> {
+/** Idle CPU measured before each shard-scaling run (driver.ts `idleBaselineMs`). */
+const IDLE_BASELINE_MS = 2000;
+
+async function runScenario(scenario: Scenario, systems: Systems, options: BenchOptions, io: BenchIo, idleMs: number | undefined, scaling: boolean): Promise<ScenarioReport> {
   const runs: ScenarioRun[] = [];
   for (const name of scenario.systems) {
     if (name === 'shoal' && scenario.needsLauncher && options.target !== null) {
@@ -146,7 +149,7 @@ async function runScenario(scenario: Scenario, systems: Systems, options: BenchO
       let result: RunResult;
       try {
         await target.prepare(run, null);
-        result = await runBenchmark(target, run, { progress: io.progress, label, serverPids: () => entry.system.serverPids(), ...(idleMs === undefined ? {} : { idleMs }) }, new ExactlyOnceChecker(run.runTag));
+        result = await runBenchmark(target, run, { progress: io.progress, label, serverPids: () => entry.system.serverPids(), serverThreads: () => entry.system.serverThreads?.() ?? [], ...(scaling ? { idleBaselineMs: IDLE_BASELINE_MS } : {}), ...(idleMs === undefined ? {} : { idleMs }) }, new ExactlyOnceChecker(run.runTag));
       } catch (error) {
         result = {
           system: name, path: target.path, description: target.description, status: 'failed',
@@ -210,12 +213,13 @@ export async function runBench(options: BenchOptions, argv: readonly string[], i
     for (const [index, scenario] of plan.scenarios.entries()) {
       io.log(`\n== ${scenario.id}: ${describeWorkload(scenario.workload)}`);
       await systems.release(keysNeeded(plan, index, systems));
-      scenarios.push(await runScenario(scenario, systems, options, io, deps.idleMs));
+      scenarios.push(await runScenario(scenario, systems, options, io, deps.idleMs, plan.scaling.includes(scenario.id)));
     }
   } finally {
     await systems.closeAll();
   }
-  const partial = { scenarios, copyBound };
+  const scaling = scalingOf({ scenarios }, plan.scaling);
+  const partial = { scenarios, copyBound, scaling };
   const notes: string[] = [];
   if (machine.gitDirty === true) notes.push('the work tree had uncommitted changes when this run started');
   if (options.target !== null) notes.push(`--target ${options.target.join(',')}: replicas and shards are the given cluster's (the workload's values are not applied to it); server CPU is not measured`);
@@ -232,6 +236,7 @@ export async function runBench(options: BenchOptions, argv: readonly string[], i
     scenarios,
     sweeps: plan.sweeps,
     comparisons: comparisons(partial),
+    scaling,
     targets: plan.kind === 'suite' ? targetChecks(partial) : [],
     exitCode: exitCodeFor(scenarios),
     notes,

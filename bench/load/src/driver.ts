@@ -1,4 +1,4 @@
-import { type CpuUsage, cpuBetween, cpuSnapshot } from './cpu.js';
+import { type CpuUsage, type IdleBaseline, type NodeThreads, cpuBetween, cpuSnapshot, idleBaseline } from './cpu.js';
 import { ExactlyOnceChecker, type ExactlyOnceVerdict } from './exactly-once.js';
 import type { Workload } from './flags.js';
 import { Histogram, type HistogramJson, type LatencySummary, latencySummary } from './histogram.js';
@@ -65,11 +65,18 @@ export interface DriverHooks {
   readonly label: string;
   /** PIDs whose CPU counts as the server's. */
   readonly serverPids: () => readonly number[];
+  /** Named threads of those processes (per-thread CPU), when the system names them. */
+  readonly serverThreads?: () => readonly NodeThreads[];
   /** Called once per second of the measured produce phase with the elapsed seconds (failover). */
   readonly onMeasuredSecond?: (elapsedS: number) => void;
   /** Observes every acknowledgement (failover timing). */
   readonly onAck?: (ack: AckInfo, at: number) => void;
   readonly idleMs?: number;
+  /**
+   * Before producing, measure each named thread's CPU with the cluster idle for this long (shard
+   * scaling: ticks and timers are a per-second cost, not a per-message one; `netSecondsPerMillion`).
+   */
+  readonly idleBaselineMs?: number;
 }
 
 const MB = 1e6;
@@ -113,8 +120,9 @@ export async function runBenchmark(target: BenchTarget, run: RunSpec, hooks: Dri
   let consume: PhaseResult | null = null;
   let warmupMessages = 0;
   try {
+    const idle = await measureIdle(hooks);
     for (let k = 0; k < w.producers; k++) producers.push(await target.openProducer(k));
-    const produced = await producePhase(producers, w, checker, hooks);
+    const produced = await producePhase(producers, w, checker, hooks, idle);
     produce = produced.result;
     warmupMessages = produced.warmupMessages;
     await Promise.all(producers.map((p) => p.close()));
@@ -137,12 +145,23 @@ export async function runBenchmark(target: BenchTarget, run: RunSpec, hooks: Dri
   }
 }
 
+/** The idle baseline (`hooks.idleBaselineMs`), after a short settle, or null when not asked or no thread is named. */
+async function measureIdle(hooks: DriverHooks): Promise<IdleBaseline | null> {
+  const ms = hooks.idleBaselineMs ?? 0;
+  const table = hooks.serverThreads?.() ?? [];
+  if (ms <= 0 || table.length === 0) return null;
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  const start = cpuSnapshot(hooks.serverPids(), table);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return idleBaseline(start, cpuSnapshot(hooks.serverPids(), table));
+}
+
 function rate(messages: number, seconds: number): number {
   return seconds > 0 ? messages / seconds : 0;
 }
 
 async function producePhase(
-  channels: readonly ProducerChannel[], w: Workload, checker: ExactlyOnceChecker, hooks: DriverHooks,
+  channels: readonly ProducerChannel[], w: Workload, checker: ExactlyOnceChecker, hooks: DriverHooks, idle: IdleBaseline | null,
 ): Promise<{ result: PhaseResult; warmupMessages: number }> {
   const start = performance.now();
   const measureStart = start + w.warmupS * 1000;
@@ -165,7 +184,7 @@ async function producePhase(
     if (stop) return null;
     const now = performance.now();
     const measured = now >= measureStart;
-    if (measured && cpuStart === null) cpuStart = cpuSnapshot(hooks.serverPids());
+    if (measured && cpuStart === null) cpuStart = cpuSnapshot(hooks.serverPids(), hooks.serverThreads?.() ?? []);
     if (now >= measureEnd) return null;
     let count = w.batch;
     if (measured && w.messages !== null) {
@@ -182,9 +201,21 @@ async function producePhase(
     return { request: { producer, firstSeq, count, partition }, measured };
   };
 
+  // Offered load (--rate): one shared schedule of request slots `batch / rate` apart; a lane takes
+  // the next slot and waits for it. Falling behind earns no burst: a late slot starts now.
+  const slotMs = w.rate > 0 ? (w.batch * 1000) / w.rate : 0;
+  let nextSlot = start;
+  const pace = async (): Promise<void> => {
+    if (slotMs === 0) return;
+    const now = performance.now();
+    const at = Math.max(nextSlot, now);
+    nextSlot = at + slotMs;
+    if (at > now + 0.5) await new Promise((resolve) => setTimeout(resolve, at - now));
+  };
+
   const lane = async (producer: number): Promise<void> => {
     const channel = channels[producer] as ProducerChannel;
-    for (let next = takeRequest(producer); next !== null; next = takeRequest(producer)) {
+    for (let next = (await pace(), takeRequest(producer)); next !== null; next = (await pace(), takeRequest(producer))) {
       const { request, measured } = next;
       const sentAt = performance.now();
       let ack: AckInfo;
@@ -236,7 +267,7 @@ async function producePhase(
   } finally {
     clearInterval(ticker);
   }
-  cpuEnd = cpuSnapshot(hooks.serverPids());
+  cpuEnd = cpuSnapshot(hooks.serverPids(), hooks.serverThreads?.() ?? []);
   if (failure !== null) throw failure instanceof Error ? failure : new Error(String(failure));
   const end = w.durationS === null ? lastMeasuredAck : Math.min(measureEnd, performance.now());
   const seconds = Math.max(1e-9, (end - measureStart) / 1000);
@@ -253,7 +284,7 @@ async function producePhase(
       latency: latencySummary(histogram),
       histogram: histogram.toJSON(),
       timeline: timeline.samples(w.durationS === null ? null : measureEnd),
-      cpu: cpuBetween(cpuStart ?? cpuEnd, cpuEnd, messages),
+      cpu: cpuBetween(cpuStart ?? cpuEnd, cpuEnd, messages, idle),
       requests: measuredRequests,
     },
   };
@@ -265,7 +296,7 @@ async function consumePhase(channels: readonly ConsumerChannel[], w: Workload, c
   const histogram = new Histogram();
   const start = performance.now();
   const timeline = new Timeline(start);
-  const cpuStart = cpuSnapshot(hooks.serverPids());
+  const cpuStart = cpuSnapshot(hooks.serverPids(), hooks.serverThreads?.() ?? []);
   let messages = 0;
   let bytes = 0;
   let polls = 0;
@@ -297,7 +328,7 @@ async function consumePhase(channels: readonly ConsumerChannel[], w: Workload, c
     clearInterval(ticker);
   }
   const end = performance.now();
-  const cpuEnd = cpuSnapshot(hooks.serverPids());
+  const cpuEnd = cpuSnapshot(hooks.serverPids(), hooks.serverThreads?.() ?? []);
   const seconds = Math.max(1e-9, (end - start) / 1000);
   return {
     messages,

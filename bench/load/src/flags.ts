@@ -16,6 +16,12 @@ export interface Workload {
   readonly batch: number;
   /** Requests in flight per producer. */
   readonly inFlight: number;
+  /**
+   * Offered load: messages per second over all producers (requests paced at `batch / rate`
+   * seconds apart, never faster; a cluster that cannot keep up carries less), or 0 = as fast as
+   * the windows allow. The shard-scaling runs offer the same load to 1, 2 and 4 shards.
+   */
+  readonly rate: number;
   /** Measured messages (after the warmup), or null when `durationS` bounds the run. */
   readonly messages: number | null;
   readonly durationS: number | null;
@@ -32,6 +38,7 @@ export const SWEEP_KEYS = {
   'message-size': 'messageSize',
   batch: 'batch',
   'in-flight': 'inFlight',
+  rate: 'rate',
   messages: 'messages',
   duration: 'durationS',
   warmup: 'warmupS',
@@ -68,6 +75,7 @@ export const DEFAULT_WORKLOAD: Workload = Object.freeze({
   messageSize: 1024,
   batch: 1000,
   inFlight: 8,
+  rate: 0,
   messages: null,
   durationS: 5,
   warmupS: 1,
@@ -95,6 +103,7 @@ Workload
   --message-size B        payload bytes per message (>= ${IDENTITY_BYTES})                      [1024]
   --batch M               messages per request                                   [1000]
   --in-flight W           requests in flight per producer                        [8]
+  --rate R                offered messages/s over all producers (0 = unpaced)    [0]
   --messages N            measured messages (after the warmup), or
   --duration S            measured seconds                                       [5]
   --warmup S              warmup seconds (sent and checked, not measured)        [1]
@@ -140,6 +149,7 @@ export function parseWorkloadValue(flag: SweepKey, text: string): number {
     case 'message-size': return positiveInt(flag, text, IDENTITY_BYTES, 16 * 1024 * 1024);
     case 'batch': return positiveInt(flag, text, 1, 100_000);
     case 'in-flight': return positiveInt(flag, text, 1, 4096);
+    case 'rate': return positiveInt(flag, text, 0, 100_000_000);
     case 'messages': return positiveInt(flag, text, 1);
     case 'duration': return seconds(flag, text, false);
     case 'warmup': return seconds(flag, text, true);
@@ -193,6 +203,7 @@ export function parseFlags(argv: readonly string[]): BenchOptions {
         'message-size': { type: 'string' },
         batch: { type: 'string' },
         'in-flight': { type: 'string' },
+        rate: { type: 'string' },
         messages: { type: 'string' },
         duration: { type: 'string' },
         warmup: { type: 'string' },

@@ -37,7 +37,7 @@ async function failoverReport(options: BenchOptions, argv: readonly string[], io
   const scenarios = [{ id: 'failover', title: `SIGKILL of the primary during a steady produce (${FAILOVER_DEFAULT_DURATION_S} s unless --duration)`, workload, sweep: null, runs: [run] }];
   return {
     schema: REPORT_SCHEMA, startedAt, finishedAt: new Date().toISOString(), command: commandLine(argv), argv: [...argv],
-    machine: machineFacts(repoRoot()), plan: 'failover', systems: {}, copyBound: null, scenarios, sweeps: [], comparisons: [], targets: [],
+    machine: machineFacts(repoRoot()), plan: 'failover', systems: {}, copyBound: null, scenarios, sweeps: [], comparisons: [], scaling: null, targets: [],
     exitCode: exitCodeFor(scenarios), notes: [],
   };
 }

@@ -32,9 +32,21 @@ export interface Plan {
   readonly kind: 'suite' | 'custom' | 'sweep';
   readonly scenarios: readonly Scenario[];
   readonly sweeps: readonly SweepPlan[];
+  /**
+   * Scenarios of one workload that differ only in the shard count, for the shard-scaling
+   * analysis (report/scaling.ts): the suite's paced 1/2/4-shard runs, or a `--sweep shards=…`.
+   */
+  readonly scaling: readonly string[];
 }
 
-const SHAPE_KEYS = ['replicas', 'shards', 'partitions', 'producers', 'consumers', 'messageSize', 'batch', 'inFlight'] as const;
+/**
+ * Offered load of the suite's shard-scaling runs (msg/s): the same for 1, 2 and 4 shards, below
+ * what one shard carries on the 2-core development host, so every shard count carries all of it
+ * and CPU per message compares like with like.
+ */
+export const SCALING_RATE = 40_000;
+
+const SHAPE_KEYS = ['replicas', 'shards', 'partitions', 'producers', 'consumers', 'messageSize', 'batch', 'inFlight', 'rate'] as const;
 
 /** Scenario ids of the standard suite (the issue's targets refer to them). */
 export const SUITE = {
@@ -43,6 +55,9 @@ export const SUITE = {
   oneAtATime: 'r3-one-at-a-time',
   shards1: 'single-node-shards-1',
   shards2: 'single-node-shards-2',
+  scaling1: 'scaling-shards-1',
+  scaling2: 'scaling-shards-2',
+  scaling4: 'scaling-shards-4',
 } as const;
 
 export function buildPlan(options: BenchOptions): Plan {
@@ -67,13 +82,15 @@ export function buildPlan(options: BenchOptions): Plan {
       }
       sweeps.push({ key: sweep.key, values: sweep.values, scenarioIds: ids });
     }
-    return { kind: 'sweep', scenarios, sweeps };
+    const shardSweep = sweeps.find((s) => s.key === 'shards');
+    return { kind: 'sweep', scenarios, sweeps, scaling: shardSweep === undefined ? [] : shardSweep.scenarioIds };
   }
   if (SHAPE_KEYS.some((k) => options.explicit.has(k))) {
     return {
       kind: 'custom',
       scenarios: [{ id: 'custom', title: describeWorkload(base), workload: base, systems: withNats(['shoal']), sweep: null, needsLauncher: false }],
       sweeps: [],
+      scaling: [],
     };
   }
   const r3: Workload = { ...base, replicas: 3, shards: 1, partitions: 1, producers: 1, consumers: 1, messageSize: 1024 };
@@ -86,13 +103,18 @@ export function buildPlan(options: BenchOptions): Plan {
       { id: SUITE.oneAtATime, title: '3 replicas, one message at a time', workload: { ...r3, batch: 1, inFlight: 1 }, systems: withNats(['shoal']), sweep: null, needsLauncher: false },
       { id: SUITE.shards1, title: 'single node, 1 shard, 8 partitions, batches of 1,000', workload: { ...single, shards: 1 }, systems: ['shoal'], sweep: { key: 'shards', value: 1 }, needsLauncher: true },
       { id: SUITE.shards2, title: 'single node, 2 shards, 8 partitions, batches of 1,000', workload: { ...single, shards: 2 }, systems: ['shoal'], sweep: { key: 'shards', value: 2 }, needsLauncher: true },
+      ...([[SUITE.scaling1, 1], [SUITE.scaling2, 2], [SUITE.scaling4, 4]] as const).map(([id, shards]): Scenario => ({
+        id, title: `single node, ${shards} shard${shards === 1 ? '' : 's'}, 8 partitions, offered ${SCALING_RATE.toLocaleString('en-US')} msg/s (shard scaling)`,
+        workload: { ...single, shards, rate: SCALING_RATE }, systems: ['shoal'], sweep: null, needsLauncher: true,
+      })),
     ],
     sweeps: [{ key: 'shards', values: [1, 2], scenarioIds: [SUITE.shards1, SUITE.shards2] }],
+    scaling: [SUITE.scaling1, SUITE.scaling2, SUITE.scaling4],
   };
 }
 
 export function describeWorkload(w: Workload): string {
   const length = w.messages !== null ? `${w.messages.toLocaleString('en-US')} messages` : `${w.durationS ?? 0} s`;
   return `${w.replicas} replica${w.replicas === 1 ? '' : 's'}, ${w.shards} shard${w.shards === 1 ? '' : 's'}, ${w.partitions} partition${w.partitions === 1 ? '' : 's'}, ` +
-    `${w.producers}P/${w.consumers}C, ${w.messageSize} B, batch ${w.batch}, ${w.inFlight} in flight, ${length} (+${w.warmupS} s warmup)`;
+    `${w.producers}P/${w.consumers}C, ${w.messageSize} B, batch ${w.batch}, ${w.inFlight} in flight${w.rate > 0 ? `, offered ${w.rate.toLocaleString('en-US')} msg/s` : ''}, ${length} (+${w.warmupS} s warmup)`;
 }

@@ -1,3 +1,4 @@
+import type { NodeThreads } from './cpu.js';
 import type { Workload } from './flags.js';
 
 /**
@@ -84,6 +85,8 @@ export interface BenchSystem {
   readonly addresses: readonly string[];
   /** PIDs of the server processes on this machine (CPU accounting); empty for a remote target. */
   serverPids(): readonly number[];
+  /** The named threads of each server process (per-thread CPU); absent or empty when unknown. */
+  serverThreads?(): readonly NodeThreads[];
   /** The paths measured for a workload (the first one is the headline). */
   targets(workload: Workload): readonly BenchTarget[];
   /** Human facts for the report (version, node count, storage settings). */
@@ -119,6 +122,8 @@ export interface RunningCluster {
   readonly addresses: readonly string[];
   /** Sends a signal to one node (failover: SIGKILL); resolves when it exited. */
   kill(index: number, signal: NodeJS.Signals): Promise<void>;
+  /** The named threads of a node (Shoal: its `runtime/threads.json`), or null. */
+  threads?(index: number): NodeThreads | null;
   /** The tail of a node's output (for error messages). */
   logTail(index: number): string;
   /** Stops every node (SIGTERM, then SIGKILL after a grace period) and removes the temp dir. */

@@ -25,7 +25,7 @@ describe('flags', () => {
       '--compare', 'nats', '--target', '127.0.0.1:8090,localhost:8091,[::1]:8092',
     ]);
     expect(options.base).toEqual({
-      replicas: 5, shards: 4, partitions: 8, producers: 2, consumers: 3, messageSize: 512, batch: 100, inFlight: 16,
+      replicas: 5, shards: 4, partitions: 8, producers: 2, consumers: 3, messageSize: 512, batch: 100, inFlight: 16, rate: 0,
       messages: 50_000, durationS: null, warmupS: 0.5,
     });
     expect(options).toMatchObject({ compare: 'nats', jsonPath: 'out.json', htmlPath: 'out.html', failover: false });

@@ -59,6 +59,17 @@ describe('bench smoke', () => {
     expect(findRun(second, 'custom', 'shoal')?.exactlyOnce).toMatchObject({ ok: true, acknowledged: 600, consumed: 600 });
   });
 
+  it('--rate paces requests: never more than the offered load (one request of slack), every message still checked', async () => {
+    // 10 messages per request at 200 msg/s = one request every 50 ms: over 1 s at most 21 requests start.
+    const argv = ['--target', `127.0.0.1:${fake.port}`, '--batch', '10', '--in-flight', '8', '--rate', '200', '--duration', '1', '--warmup', '0'];
+    const report = await runBench(parseFlags(argv), argv, io, { copyBound: null });
+    expect(report.exitCode).toBe(EXIT.ok);
+    const run = findRun(report, 'custom', 'shoal', 'lean');
+    expect(run?.exactlyOnce?.ok).toBe(true);
+    expect(run?.exactlyOnce?.sent ?? 0).toBeGreaterThan(0);
+    expect(run?.exactlyOnce?.sent ?? Infinity).toBeLessThanOrEqual(210);
+  });
+
   it('a Shoal target that loses an acknowledged message fails the run (exit 1)', async () => {
     const argv = ['--target', `127.0.0.1:${fake.port}`, '--batch', '10', '--in-flight', '1', '--messages', '100', '--warmup', '0'];
     const before = new Set(fake.streams.keys());

@@ -181,3 +181,32 @@ describe('validateBatch: properties', () => {
     }
   });
 });
+
+describe("validateBatch with frameChecksums: 'stored' (a partition backup's check, §2.5)", () => {
+  it('accepts every valid vector with the same summary as a full verify', () => {
+    for (const v of batchDoc().vectors) {
+      const full = validateBatch(fromHex(v.hex));
+      const stored = validateBatch(fromHex(v.hex), { frameChecksums: 'stored' });
+      expect(stored, v.name).toEqual(full);
+    }
+  });
+
+  it('does not re-hash frame bodies: a flipped payload byte passes, a full verify names the frame', () => {
+    const bytes = producerBytes();
+    flip(bytes, FRAME[1] + 48 + 2, 0x01);
+    expect(reasonOf(bytes)).toEqual(['frame_checksum_mismatch', 1]);
+    expect(reasonOf(bytes, { frameChecksums: 'stored' })).toEqual(['ok', -1]);
+  });
+
+  it('still binds the stored frame checksums and the header through batch_checksum, and walks the structure', () => {
+    const checksum = producerBytes();
+    flip(checksum, FRAME[2] + 3, 0x10);
+    expect(reasonOf(checksum, { frameChecksums: 'stored' })).toEqual(['batch_checksum_mismatch', -1]);
+    const header = producerBytes();
+    flip(header, 16, 0x01); // base_timestamp
+    expect(reasonOf(header, { frameChecksums: 'stored' })).toEqual(['batch_checksum_mismatch', -1]);
+    const reserved = producerBytes();
+    flip(reserved, FRAME[0] + 40, 0x01);
+    expect(reasonOf(reserved, { frameChecksums: 'stored' })[0]).toBe('frame_reserved_nonzero');
+  });
+});

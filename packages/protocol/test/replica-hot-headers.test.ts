@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Prng } from '@shoal/stdx';
 import {
   Command, encodeFrame, encodeHeader, encodeReplyFrame, sealHeader, validateHeader,
-  writeCommitFrame, writePrepareFrame, writePrepareOkFrame, writeReplyFrame,
+  bodyWithHeadroom, writeCommitFrame, writePrepareFrame, writePrepareOkFrame, writeReplyFrame,
 } from '../src/index.js';
 
 // The hot writers must be byte-identical to the table-driven encoders for every field value.
@@ -19,6 +19,29 @@ function fields(p: Prng) {
 }
 
 describe('hot-path header writers', () => {
+  it('Prepare around a body with headroom: framed in place once, the same bytes as a copy', () => {
+    const p = new Prng(12);
+    for (let i = 0; i < 200; i++) {
+      const f = fields(p);
+      const content = p.bytes(p.below(300));
+      const body = bodyWithHeadroom(content.length);
+      body.set(content);
+      const expected = writePrepareFrame(f, content);
+      const framed = writePrepareFrame(f, body);
+      expect(framed).toEqual(expected);
+      expect(framed.buffer).toBe(body.buffer);
+      expect(framed.subarray(256)).toEqual(content);
+      // The room was taken: framing the same body again copies into a new buffer.
+      const again = writePrepareFrame(f, body);
+      expect(again).toEqual(expected);
+      expect(again.buffer).not.toBe(body.buffer);
+    }
+    // A view that is not the whole body after the room is copied, not framed in place.
+    const roomy = bodyWithHeadroom(64);
+    const part = roomy.subarray(0, 32);
+    expect(writePrepareFrame(fields(p), part).buffer).not.toBe(roomy.buffer);
+  });
+
   it('Prepare: identical to encodeFrame + sealHeader, and valid', () => {
     const p = new Prng(11);
     for (let i = 0; i < 2000; i++) {

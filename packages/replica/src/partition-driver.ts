@@ -27,7 +27,7 @@ import {
 } from '@shoal/consensus';
 import { ErrorCode, type ManifestEntry, OFFSET_SIZE, Operation, PREPARE_LAYOUT, validateBatch } from '@shoal/protocol';
 import {
-  type ConsumerRef, decodeDeleteOffsetBody, decodeStoreOffsetBody, type MessageLog, type Outcome, type PartitionCounters, type PartitionIdentity, PartitionState,
+  type ConsumerRef, decodeDeleteOffsetBody, decodeStoreOffsetBody, type MessageLog, type MessageRead, type Outcome, type PartitionCounters, type PartitionIdentity, PartitionState,
   type PollReply, type PollRequest, pollPartition,
 } from '@shoal/state';
 import { assert } from '@shoal/stdx';
@@ -82,7 +82,7 @@ const KIND_TO_STORE = { consumer: 'consumer', consumer_group: 'group' } as const
 /** Poll read failures surface as a typed code, never as a crash. */
 class ReadFailure extends Error {}
 
-/** storage's PartitionReader as state's MessageLog (records copied out of the read-ahead buffer). */
+/** storage's PartitionReader as state's MessageLog (its views lent to the reply: no copy). */
 class SegmentMessageLog implements MessageLog {
   readonly #driver: PartitionDriver;
 
@@ -106,19 +106,11 @@ class SegmentMessageLog implements MessageLog {
     return poll.value.messageCount === 0 ? null : BigInt(poll.value.firstOffset);
   }
 
-  read(from: bigint, count: number): readonly Uint8Array[] {
+  /** The reader lends its views (`lendViews`, set by the driver): parts go out as they were read. */
+  read(from: bigint, count: number): MessageRead {
     const poll = this.#driver.storage.reader.byOffset(Number(from), count);
     if (!poll.ok) throw new ReadFailure(poll.error.kind);
-    return poll.value.batches.map((b) => {
-      if (b.parts.length === 1) return (b.parts[0] as Uint8Array).slice();
-      const out = new Uint8Array(b.byteLength);
-      let at = 0;
-      for (const part of b.parts) {
-        out.set(part, at);
-        at += part.length;
-      }
-      return out;
-    });
+    return { parts: poll.value.batches.flatMap((b) => b.parts), messageCount: poll.value.messageCount };
   }
 }
 
@@ -165,7 +157,7 @@ export class PartitionDriver extends GroupDriver {
   /** Opens (creating when missing) and recovers the partition in `options.dir`, then builds the core. */
   static open(options: PartitionDriverOptions): OpenResult<PartitionDriver> {
     const config = fullConfig(options.config);
-    const storageOptions: PartitionStorageOptions = { ...PARTITION_STORAGE_DEFAULTS, ...options.storage };
+    const storageOptions: PartitionStorageOptions = { ...PARTITION_STORAGE_DEFAULTS, ...options.storage, lendViews: true };
     let opened = openStorage(options.disk, options.dir, storageOptions);
     if (typeof opened === 'string') return { ok: false, reason: 'partition_recovery_refused', detail: opened };
     if (options.createdRevision !== undefined && opened.purgeRecord.createdRevision !== options.createdRevision) {

@@ -182,7 +182,7 @@ describe('partition driver', () => {
     h.driver(0).onRequest(sendMessages(7n, 6n, batch(6, 1), 406));
     h.tick(400);
     for (const d of h.drivers) expect((d as PartitionDriver).storage.log.nextOffset).toBe(6);
-    const heads = h.drivers.map((d) => (d as PartitionDriver).messageLog.read(5n, 1).map((b) => readBatchHeader(b)?.baseOffset));
+    const heads = h.drivers.map((d) => (d as PartitionDriver).messageLog.read(5n, 1).parts.map((b) => readBatchHeader(b)?.baseOffset));
     expect(heads).toEqual([[5n], [5n], [5n]]);
   });
 

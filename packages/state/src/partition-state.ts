@@ -1,5 +1,5 @@
 import {
-  type ConsumerOffsetInfo, ErrorCode, Operation, getConsumerOffsetCommand, readBatchHeader,
+  type ConsumerOffsetInfo, ErrorCode, bodyWithHeadroom, Operation, getConsumerOffsetCommand, readBatchHeader,
   sendMessagesCommand, stampBatch, validateBatch,
 } from '@shoal/protocol';
 import { assert } from '@shoal/stdx';
@@ -96,16 +96,24 @@ export class PartitionState {
   /**
    * Primary, at prepare build: a stamped COPY of `batch` (partition_id, base_offset = dirty
    * offset, base_timestamp = prepare timestamp, batch_checksum recomputed). Journal it (which
-   * advances the dirty offset) before stamping the next one.
+   * advances the dirty offset) before stamping the next one. The copy has room for the prepare
+   * header in front (`bodyWithHeadroom`): the prepare is framed around it without another copy.
    */
   stamp(batch: Uint8Array, ctx: { readonly timestamp: bigint }): StampResult {
-    const bytes = batch.slice();
+    const bytes = bodyWithHeadroom(batch.length);
+    bytes.set(batch, 0);
     const verdict = stampBatch(bytes, { partitionId: BigInt(this.identity.partitionId), baseOffset: this.#dirtyOffset, baseTimestamp: ctx.timestamp });
     if (!verdict.ok) return { ok: false, reason: verdict.reason };
     return { ok: true, bytes };
   }
 
-  /** Backup, before journaling a live prepare: a reason to drop it, or null. */
+  /**
+   * Backup, before journaling a live prepare: a reason to drop it, or null. Every frame checksum
+   * is re-hashed, not only the batch checksum over the stored ones (which is all §2.5 asks): a
+   * partition prepare's body has no seal, so this is the only check that catches a payload byte
+   * corrupted between the primary and here (the simulator's corrupting network does exactly
+   * that; with the batch checksum alone, backups journaled and committed unreadable batches).
+   */
   verify(batch: Uint8Array, timestamp: bigint): string | null {
     const verdict = validateBatch(batch, { offsetDeltas: 'index' });
     if (!verdict.ok) return verdict.reason;

@@ -1,4 +1,4 @@
-import { BATCH_HEADER, ErrorCode, type PollingStrategy, pollMessagesCommand } from '@shoal/protocol';
+import { ErrorCode, type PollingStrategy, pollMessagesCommand } from '@shoal/protocol';
 import type { ConsumerRef } from './consumer-offsets.js';
 import { type Outcome, accepted } from './outcome.js';
 import type { PartitionState } from './partition-state.js';
@@ -27,9 +27,17 @@ export interface MessageLog {
   offsetAtTimestamp(timestamp: bigint): bigint | null;
   /**
    * Batch records holding messages [from, from + count) (fewer at the end of the log), the first
-   * one sliced so it starts at `from` (protocol's sliceBatch). Offsets are contiguous.
+   * one sliced so it starts at `from` (protocol's sliceBatchParts), as parts whose concatenation
+   * is the records: a whole record is one part (the stored bytes), a sliced one a new 256-byte
+   * header and a view of its frames. Offsets are contiguous. The parts stay valid after later
+   * reads (a reply holds them until the socket has written them).
    */
-  read(from: bigint, count: number): readonly Uint8Array[];
+  read(from: bigint, count: number): MessageRead;
+}
+
+export interface MessageRead {
+  readonly parts: readonly Uint8Array[];
+  readonly messageCount: number;
 }
 
 export type PollStart = { readonly kind: 'read'; readonly from: bigint } | { readonly kind: 'empty' };
@@ -69,17 +77,16 @@ export interface PollRequest {
 export interface PollReply {
   /** `[partition_id u32][current_offset u64][messages_count u32]`. */
   readonly prefix: Uint8Array;
-  /** The batch records, as storage returned them (views). */
+  /**
+   * The batch records as parts (`MessageRead.parts`: stored bytes, and a new header for a sliced
+   * record), sent after the prefix as they are: nothing decoded or re-encoded.
+   */
   readonly batches: readonly Uint8Array[];
   readonly messagesCount: number;
   /** Offset of the last message polled, or null when none. */
   readonly lastOffset: bigint | null;
   /** The whole payload (prefix + batches joined: one copy). */
   payload(): Uint8Array;
-}
-
-function messageCount(batch: Uint8Array): number {
-  return new DataView(batch.buffer, batch.byteOffset, batch.byteLength).getUint32(BATCH_HEADER.messageCount.offset, true);
 }
 
 /**
@@ -90,9 +97,9 @@ function messageCount(batch: Uint8Array): number {
 export function pollPartition(partition: PartitionState, log: MessageLog, req: PollRequest, primary: boolean): { ok: true; reply: PollReply } | { ok: false; code: number } {
   if (req.count === 0) return { ok: false, code: ErrorCode.InvalidMessagesCount };
   const start = resolvePollStart(req.strategy, req.count, partition.offsets.get(req.consumer), log);
-  const batches = start.kind === 'read' ? log.read(start.from, req.count) : [];
-  let messagesCount = 0;
-  for (const b of batches) messagesCount += messageCount(b);
+  const read = start.kind === 'read' ? log.read(start.from, req.count) : null;
+  const batches = read?.parts ?? [];
+  const messagesCount = read?.messageCount ?? 0;
   const lastOffset = start.kind === 'read' && messagesCount > 0 ? start.from + BigInt(messagesCount) - 1n : null;
   if (primary && req.autoCommit && lastOffset !== null) partition.autoCommit(req.consumer, lastOffset);
   const prefix = pollMessagesCommand.encodeResponse({

@@ -7,7 +7,7 @@ import { Prng } from '@shoal/stdx';
 import xxhash from 'xxhash-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  type Hash32, type MessageLog, PartitionState, admitOffsetWrite, admitSendMessages, choosePartition, consumerKey,
+  type Hash32, type MessageLog, type MessageRead, PartitionState, admitOffsetWrite, admitSendMessages, choosePartition, consumerKey,
   encodeStoreOffsetBody, encodeTruncatePartition, pollPartition, resolvePollStart, resolveTarget,
 } from '../src/index.js';
 import { Harness, id } from './harness.js';
@@ -47,9 +47,12 @@ describe('partition stamping, verify, truncate, repair', () => {
     expect(backup.verify(s.bytes, 51n)).toBe('base_timestamp_mismatch');
     backup.journaled(1n, s.bytes);
     expect(backup.verify(s.bytes, 50n)).toBe('base_offset_mismatch');
-    const corrupt = s.bytes.slice();
-    corrupt[corrupt.length - 1] = (corrupt[corrupt.length - 1] as number) ^ 1;
-    expect(backup.verify(corrupt, 50n)).toBe('frame_checksum_mismatch');
+    // The frame bodies are re-hashed (no body seal protects a partition prepare in transit), and
+    // the batch checksum binds the stored frame checksums and the header.
+    const fresh = new PartitionState(P);
+    const body = s.bytes.slice();
+    body[body.length - 1] = (body[body.length - 1] as number) ^ 1;
+    expect(fresh.verify(body, 50n)).toBe('frame_checksum_mismatch');
     const other = new PartitionState({ ...P, partitionId: 4 });
     expect(other.verify(s.bytes, 50n)).toBe('partition_id_mismatch');
   });
@@ -250,7 +253,7 @@ class FakeLog implements MessageLog {
     }
     return null;
   }
-  read(from: bigint, count: number): Uint8Array[] {
+  read(from: bigint, count: number): MessageRead {
     const out: Uint8Array[] = [];
     let want = count;
     for (const b of this.batches) {
@@ -265,7 +268,7 @@ class FakeLog implements MessageLog {
       else if (slice.ok) out.push(slice.value);
       want -= take;
     }
-    return out;
+    return { parts: out, messageCount: count - want };
   }
 }
 

@@ -9,7 +9,9 @@
  * reused: a fresh 1 MiB buffer per poll costs more than the read itself, in allocation and in
  * page faults on first touch). The buffer holds at most `readAheadBytesMax` bytes (more only when
  * a single batch is larger). CONTRACT: a Poll's buffers are views into it and stay valid until
- * the next call on the same reader; a caller that keeps them longer uses `detachPoll`. Then each
+ * the next call on the same reader; a caller that keeps them longer uses `detachPoll`, or opens
+ * the reader with `lendViews` (each poll reads into a buffer of its own, which its views keep:
+ * a poll reply goes to the socket as views of the read, never copied in user space). Then each
  * batch is checked (base_offset and length against the
  * index; `batch_checksum` and frame checksums when `validateChecksum`, the default) and a failure
  * FAILS THE POLL CLOSED with a typed error. A batch only partly wanted (the poll starts inside it,
@@ -34,6 +36,12 @@ export interface ReaderOptions {
   readonly validateChecksum?: boolean;
   /** Most bytes one poll reads (default 1 MiB; at least one whole batch is always read). */
   readonly readAheadBytesMax?: number;
+  /**
+   * Each poll reads into buffers of its own instead of the reused read-ahead buffer, so its
+   * views stay valid after the next poll: a poll reply handed to a socket as views (no copy out
+   * of the read) while the next poll runs. Default false.
+   */
+  readonly lendViews?: boolean;
 }
 
 export interface PolledBatch {
@@ -79,6 +87,7 @@ export class PartitionReader {
   readonly #log: PartitionLog;
   readonly validateChecksum: boolean;
   readonly readAheadBytesMax: number;
+  readonly lendViews: boolean;
   #buffer: Uint8Array;
   #used = 0;
 
@@ -86,11 +95,14 @@ export class PartitionReader {
     this.#log = log;
     this.validateChecksum = options.validateChecksum ?? true;
     this.readAheadBytesMax = options.readAheadBytesMax ?? 1 << 20;
+    this.lendViews = options.lendViews ?? false;
     this.#buffer = new Uint8Array(0);
   }
 
   /** Space for `length` more bytes of this poll in the read-ahead buffer. */
   #reserve(length: number): { buffer: Uint8Array; at: number } {
+    // Lent views: a buffer of exactly this read, owned by the poll's views from now on.
+    if (this.lendViews) return { buffer: new Uint8Array(length), at: 0 };
     if (this.#used + length > this.#buffer.length) {
       // Views already handed out keep the old buffer alive; the new one serves the rest.
       this.#buffer = new Uint8Array(Math.max(length, this.readAheadBytesMax));

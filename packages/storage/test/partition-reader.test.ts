@@ -30,6 +30,21 @@ function offsetsOf(poll: Poll): number[] {
 }
 
 describe('PartitionReader', () => {
+  it('lendViews: a poll\'s views survive the next poll (they go to a socket unsent); the default reuses its buffer', () => {
+    const lent = setup({ lendViews: true }).p;
+    const first = must(lent.reader.byOffset(0, 4));
+    const kept = concat(first.batches.flatMap((b) => b.parts));
+    const copy = kept.slice();
+    must(lent.reader.byOffset(8, 4));
+    expect(concat(first.batches.flatMap((b) => b.parts))).toEqual(copy);
+    // The default reader reads the next poll into the same buffer: its earlier views change.
+    const reused = setup().p;
+    const a = must(reused.reader.byOffset(0, 4));
+    const before = concat(a.batches.flatMap((b) => b.parts)).slice();
+    must(reused.reader.byOffset(8, 4));
+    expect(concat(a.batches.flatMap((b) => b.parts))).not.toEqual(before);
+  });
+
   it('reads by offset from inside a batch, slicing without re-encoding the frames', () => {
     const { p } = setup();
     const poll = must(p.reader.byOffset(2, 3));

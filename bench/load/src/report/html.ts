@@ -5,7 +5,7 @@ import { Histogram } from '../histogram.js';
 import { percentileCurve } from '../histogram.js';
 import { describeWorkload } from '../plan.js';
 import { type BenchReport, findRun, isMeasured } from './model.js';
-import { fixed, int } from './terminal.js';
+import { fixed, int, targetValue, threadLine } from './terminal.js';
 
 /**
  * The self-contained HTML report: Chart.js (MIT, the UMD build from node_modules) is inlined, the
@@ -126,7 +126,9 @@ function runsTable(report: BenchReport, scenarioId: string): string {
       `${fixed(p?.cpu.serverSecondsPerMillion, 1)} / ${fixed(p?.cpu.clientSecondsPerMillion, 1)}`, check,
     ];
   });
-  return table(['system/path', 'msg/s', 'MB/s', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'consume msg/s', 'CPU s/M msgs server / client', 'exactly-once'], rows);
+  const threads = s.runs.filter(isMeasured).filter((r) => (r.produce?.cpu.threads.length ?? 0) > 0)
+    .map((r) => `<p class="desc">${escapeHtml(`${r.system}/${r.path}`)} produce CPU µs per message by thread: ${escapeHtml(threadLine(r.produce?.cpu.threads ?? []))}</p>`);
+  return table(['system/path', 'msg/s', 'MB/s', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'consume msg/s', 'CPU s/M msgs server / client', 'exactly-once'], rows) + threads.join('');
 }
 
 const STYLE = `
@@ -187,7 +189,7 @@ export function renderHtml(report: BenchReport): string {
   if (report.targets.length > 0) {
     parts.push('<h2>Issue targets</h2>');
     parts.push(table(['target', 'rule', 'measured', 'verdict', 'inputs'], report.targets.map((t) => [
-      escapeHtml(t.description), escapeHtml(t.rule), t.value === null ? 'n/a' : t.id === 'copy-bound' ? `${(t.value * 100).toFixed(0)}%` : `${fixed(t.value, 2)}×`,
+      escapeHtml(t.description), escapeHtml(t.rule), escapeHtml(targetValue(t)),
       t.met === null ? `<span class="na">not measured${[...unavailableReasons].some((r) => (t.reason ?? '').endsWith(r)) ? ' (see above)' : `: ${escapeHtml(t.reason ?? '')}`}</span>` : t.met ? '<span class="ok">met</span>' : '<span class="bad">not met</span>',
       escapeHtml(t.inputs),
     ])));
@@ -199,6 +201,21 @@ export function renderHtml(report: BenchReport): string {
       c.scenario, `${escapeHtml(c.metric)} (${c.better} is better)`, c.unit === 'ms' || c.unit === 's' ? fixed(c.shoal, 3) : int(c.shoal),
       c.unit === 'ms' || c.unit === 's' ? fixed(c.nats, 3) : int(c.nats), `${fixed(c.ratio, 2)}×`,
     ])));
+  }
+  if (report.scaling !== null) {
+    const s = report.scaling;
+    parts.push('<h2>Shard scaling (on paper)</h2>');
+    parts.push(`<p>Same offered load on each shard count; CPU microseconds per message on the busiest node, by thread kind. Model: <code>${escapeHtml(s.formula)}</code></p>`);
+    parts.push(table(['scenario', 'shards', 'offered msg/s', 'carried msg/s', 'P shards µs', 'per shard µs', 'imbalance', 'G other µs', 'Sm metadata µs', 'Ss supervisor µs', 'serial share'], s.points.map((p) => [
+      escapeHtml(p.scenario), String(p.shards), p.offered > 0 ? int(p.offered) : 'unpaced', int(p.carried), fixed(p.shardUs, 2),
+      p.threads.filter((t) => t.role === 'shard').map((t) => fixed(t.usPerMessage, 2)).join(' / '), `${fixed(p.shardImbalance, 2)}×`,
+      fixed(p.otherUs, 2), fixed(p.metadataUs, 3), fixed(p.supervisorUs, 3), `${fixed(p.serialShare * 100, 2)}%`,
+    ])));
+    if (s.fit !== null) {
+      const f = s.fit;
+      parts.push(`<p>Fit: P(N) = ${fixed(f.shardA, 2)} + ${fixed(f.shardB, 2)}·(1 − 1/N) µs (≥ ${fixed(f.shardFloor, 2)}); G(N) = ${fixed(f.otherA, 2)} + ${fixed(f.otherB, 2)}·(1 − 1/N) µs (≥ ${fixed(f.otherFloor, 2)}); Sm = ${fixed(f.metadataUs, 3)} µs; Ss = ${fixed(f.supervisorUs, 3)} µs; idle cores fP ${fixed(f.shardIdle, 3)}, fm ${fixed(f.metadataIdle, 3)}, fs ${fixed(f.supervisorIdle, 3)}.</p>`);
+      parts.push(table(['projected shards', 'msg/s', 'vs 1 shard', 'limited by'], s.projections.map((p) => [String(p.shards), int(p.msgsPerSec), `${fixed(p.speedup, 2)}×`, p.limitedBy])));
+    }
   }
   for (const sweep of report.sweeps) {
     parts.push(`<h2>Sweep: ${escapeHtml(sweep.key)}</h2>`);

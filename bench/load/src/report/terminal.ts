@@ -1,6 +1,8 @@
 import type { RunResult } from '../driver.js';
 import { describeWorkload } from '../plan.js';
-import { type BenchReport, findRun, isMeasured } from './model.js';
+import type { ThreadCpu } from '../cpu.js';
+import { type BenchReport, type TargetCheck, findRun, isMeasured } from './model.js';
+import type { ScalingReport } from './scaling.js';
 
 /** The compact terminal report: one table per scenario, sweeps, Shoal / NATS ratios, targets. */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -37,6 +39,14 @@ export function runRow(r: RunResult): string[] {
   ];
 }
 
+/** A target's measured figure in its unit: a share, seconds, or a ratio. */
+export function targetValue(t: TargetCheck): string {
+  if (t.value === null) return 'n/a';
+  if (t.id === 'copy-bound') return `${(t.value * 100).toFixed(0)}%`;
+  if (t.id === 'cpu-per-million') return `${fixed(t.value, 1)} s`;
+  return `${fixed(t.value, 2)}×`;
+}
+
 export function formatReport(report: BenchReport): string {
   const out: string[] = [];
   const m = report.machine;
@@ -54,6 +64,8 @@ export function formatReport(report: BenchReport): string {
     for (const r of s.runs) {
       if (isMeasured(r)) {
         rows.push(runRow(r));
+        const threads = r.produce?.cpu.threads ?? [];
+        if (threads.length > 0) footnotes.push(`  ${r.system}/${r.path} produce CPU µs per message by thread: ${threadLine(threads)}`);
         if (r.status === 'failed' && r.error !== null) footnotes.push(`  ${r.system}/${r.path} failed: ${r.error}`);
       } else {
         rows.push([`${r.system}/${r.path}`, 'skipped']);
@@ -75,6 +87,7 @@ export function formatReport(report: BenchReport): string {
     });
     out.push(formatTable(header, rows));
   }
+  if (report.scaling !== null) out.push(formatScaling(report.scaling));
   if (report.comparisons.length > 0) {
     out.push('\nShoal / NATS (same run, same workload, lean paths):');
     out.push(formatTable(['scenario', 'metric', 'shoal', 'nats', 'ratio'], report.comparisons.map((c) => [
@@ -85,10 +98,43 @@ export function formatReport(report: BenchReport): string {
   if (report.targets.length > 0) {
     out.push('\nIssue targets:');
     out.push(formatTable(['target', 'rule', 'measured', 'verdict'], report.targets.map((t) => [
-      t.description, t.rule, t.value === null ? 'n/a' : t.id === 'copy-bound' ? `${(t.value * 100).toFixed(0)}%` : `${fixed(t.value, 2)}×`,
+      t.description, t.rule, targetValue(t),
       t.met === null ? 'not measured' : t.met ? 'met' : 'NOT MET',
     ])));
   }
   for (const note of report.notes) out.push(`note: ${note}`);
+  return out.join('\n');
+}
+
+/** `n0 shard-0 12.31 (links 1,2), metadata 0.10, …; n1 …`: CPU µs per message (= s per M). */
+export function threadLine(threads: readonly ThreadCpu[]): string {
+  const nodes = [...new Set(threads.map((t) => t.node))];
+  return nodes.map((node) => `n${node} ` + threads.filter((t) => t.node === node).map((t) =>
+    `${t.name} ${fixed(t.secondsPerMillion, 2)}${t.links.length > 0 ? ` (links ${t.links.join(',')})` : ''}`).join(', ')).join('; ');
+}
+
+export function formatScaling(s: ScalingReport): string {
+  const net = s.points.length > 0 && s.points.every((p) => p.net);
+  const out: string[] = [`\nshard scaling (same offered load; CPU µs per message on the busiest node${net ? ', net of each thread\'s idle CPU' : ''}; bench/README.md "Shard scaling"):`];
+  out.push(formatTable(
+    ['scenario', 'shards', 'offered msg/s', 'carried msg/s', 'P shards', 'per shard', 'imbalance', 'G other', 'Sm metadata', 'Ss supervisor', 'total', 'serial share', 'idle cores shard/meta/sup'],
+    s.points.map((p) => [
+      p.scenario, String(p.shards), p.offered > 0 ? int(p.offered) : 'unpaced', int(p.carried), fixed(p.shardUs, 2),
+      p.threads.filter((t) => t.role === 'shard').map((t) => fixed(t.usPerMessage, 2)).join(' / '), `${fixed(p.shardImbalance, 2)}×`,
+      fixed(p.otherUs, 2), fixed(p.metadataUs, 3), fixed(p.supervisorUs, 3), fixed(p.totalUs, 2), `${fixed(p.serialShare * 100, 2)}%`,
+      p.net ? `${fixed(p.idle.shard, 3)}/${fixed(p.idle.metadata, 3)}/${fixed(p.idle.supervisor, 3)}` : 'n/a',
+    ]),
+  ));
+  if (s.fit === null) {
+    out.push('  no run with per-thread CPU: no projection');
+    return out.join('\n');
+  }
+  const f = s.fit;
+  out.push(`  fit: P(N) = ${fixed(f.shardA, 2)} + ${fixed(f.shardB, 2)}·(1 − 1/N) µs (≥ ${fixed(f.shardFloor, 2)}), G(N) = ${fixed(f.otherA, 2)} + ${fixed(f.otherB, 2)}·(1 − 1/N) µs (≥ ${fixed(f.otherFloor, 2)}), ` +
+    `Sm = ${fixed(f.metadataUs, 3)} µs, Ss = ${fixed(f.supervisorUs, 3)} µs; idle cores fP ${fixed(f.shardIdle, 3)}, fm ${fixed(f.metadataIdle, 3)}, fs ${fixed(f.supervisorIdle, 3)}`);
+  out.push(`  model: ${s.formula}`);
+  out.push(formatTable(['projected shards', 'msg/s', 'vs 1 shard', 'limited by'], s.projections.map((p) => [
+    String(p.shards), int(p.msgsPerSec), `${fixed(p.speedup, 2)}×`, p.limitedBy,
+  ])));
   return out.join('\n');
 }

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ShoalClient } from '@shoal/client';
+import type { NodeThreads, ServerThread } from '../cpu.js';
 import { freePorts } from '../ports.js';
 import { ManagedProcess, ProcessCluster, sleep } from '../processes.js';
 import {
@@ -162,8 +163,16 @@ export class ShoalLauncher implements ClusterLauncher {
 }
 
 class ShoalCluster extends ProcessCluster {
+  readonly #dir: string;
+
   constructor(shape: ClusterShape, processes: readonly ManagedProcess[], addresses: readonly string[], dir: string) {
     super(shape, processes, addresses, dir, 10_000);
+    this.#dir = dir;
+  }
+
+  /** `<data dir>/runtime/threads.json` of node `index` (written by its supervisor), or null. */
+  threads(index: number): NodeThreads | null {
+    return readThreadTable(index, join(this.#dir, `node-${index}`, 'runtime', 'threads.json'));
   }
 
   async waitReady(credentials: LeanCredentials, timeoutMs: number): Promise<void> {
@@ -201,4 +210,24 @@ class ShoalCluster extends ProcessCluster {
       await client.close();
     }
   }
+}
+
+/** Parses a node's thread table; null when absent or not the expected shape (an older server). */
+export function readThreadTable(node: number, path: string): NodeThreads | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return null;
+  const { pid, threads } = parsed as { pid?: unknown; threads?: unknown };
+  if (typeof pid !== 'number' || !Array.isArray(threads)) return null;
+  const out: ServerThread[] = [];
+  for (const t of threads as unknown[]) {
+    const { name, role, tid, links } = (t ?? {}) as { name?: unknown; role?: unknown; tid?: unknown; links?: unknown };
+    if (typeof name !== 'string' || typeof tid !== 'number' || (role !== 'supervisor' && role !== 'metadata' && role !== 'shard')) continue;
+    out.push({ name, role, tid, links: Array.isArray(links) ? links.filter((l): l is number => typeof l === 'number') : [] });
+  }
+  return { node, pid, threads: out };
 }

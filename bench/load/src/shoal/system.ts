@@ -8,6 +8,7 @@ import type {
 import { LeanConnection, LeanConnectionLost, type LeanCredentials, LeanReplyError } from './lean.js';
 import { benchMessageId, buildSendMessagesFrame, payloadTemplate } from './wire.js';
 import { IDENTITY_BYTES, encodeIdentity } from '../exactly-once.js';
+import type { NodeThreads } from '../cpu.js';
 
 /**
  * Shoal as a bench target, through the SDK (packages/client) against given client addresses
@@ -62,6 +63,17 @@ export class ShoalSystem implements BenchSystem {
 
   serverPids(): readonly number[] {
     return this.cluster === null ? [] : this.cluster.processes.filter((p) => p.alive).map((p) => p.pid);
+  }
+
+  serverThreads(): readonly NodeThreads[] {
+    const cluster = this.cluster;
+    if (cluster === null || cluster.threads === undefined) return [];
+    const out: NodeThreads[] = [];
+    for (const p of cluster.processes) {
+      const table = p.alive ? cluster.threads(p.index) : null;
+      if (table !== null) out.push(table);
+    }
+    return out;
   }
 
   targets(workload: Workload): readonly BenchTarget[] {

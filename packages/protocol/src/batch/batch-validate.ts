@@ -8,7 +8,7 @@ import {
   MESSAGE_USER_HEADERS_BYTES_MAX,
 } from './batch-limits.js';
 import { batchReject, type BatchReject } from './batch-reject.js';
-import { checksumScratch, checksumSlot, hashBatchChecksumInput } from './batch-checksum.js';
+import { type ChecksumScratch, checksumScratch, checksumSlot, hashBatchChecksumInput } from './batch-checksum.js';
 import { equal8, readU32LE, readU64LE } from './bytes-le.js';
 import { FrameScan, scanFrames, type OffsetDeltaRule } from './frame-scan.js';
 import { MESSAGE_FRAME, MESSAGE_FRAME_CHECKSUM_START, MESSAGE_FRAME_HEADER_SIZE } from './frame-header.js';
@@ -24,6 +24,14 @@ export interface ValidateBatchOptions {
   readonly maxUserHeadersBytes?: number;
   /** `index` (default: admission, stamping) or `contiguous` (a stored batch's poll slice). */
   readonly offsetDeltas?: OffsetDeltaRule;
+  /**
+   * `verify` (default): re-hash every frame and compare with its stored checksum, then the batch
+   * checksum. `stored`: only the batch checksum, over the frames' STORED checksums (structure
+   * still walked in full): what a partition backup checks of a prepare (replication-semantics.md
+   * §2.5: "decode of the 256-byte batch header, reserved bytes zero, batch_checksum
+   * recomputation"); the frame checksums were verified once, at admission on the primary.
+   */
+  readonly frameChecksums?: 'verify' | 'stored';
 }
 
 /** What an accepted batch holds (per batch, so bigints are fine here). */
@@ -54,7 +62,8 @@ const USER_HEADERS_LENGTH = MESSAGE_FRAME.userHeadersLength.offset;
  * segment record). Never throws; returns the first reason found, or a summary.
  *
  * Order: header envelope (length, `batch_length`, reserved, count); then a structural walk of
- * every frame (no hashing); then every frame checksum, then `batch_checksum`. Cheap structural
+ * every frame (no hashing); then every frame checksum (unless `frameChecksums: 'stored'`), then
+ * `batch_checksum`. Cheap structural
  * rejects never pay for hashing, and a broken length is reported as such, not as the checksum
  * mismatch it also causes.
  *
@@ -76,24 +85,14 @@ export function validateBatch(bytes: Uint8Array, options: ValidateBatchOptions =
     maxPayloadBytes: options.maxPayloadBytes ?? MESSAGE_PAYLOAD_BYTES_MAX,
     maxUserHeadersBytes: options.maxUserHeadersBytes ?? MESSAGE_USER_HEADERS_BYTES_MAX,
   } as const;
-  if (!scanFrames(bytes, count, rules, scan, null)) {
+  const scratch = checksumScratch(count);
+  const storedOnly = options.frameChecksums === 'stored';
+  if (!scanFrames(bytes, count, rules, scan, storedOnly ? { scratch, from: 0, to: count } : null)) {
     return batchReject(scan.reason ?? 'message_count_mismatch', scan.frameIndex);
   }
-
-  const scratch = checksumScratch(count);
-  const slots = scratch.bytes;
-  const slotView = scratch.view;
-  let pos = BATCH_HEADER_SIZE;
-  for (let index = 0; index < count; index++) {
-    const end =
-      pos +
-      MESSAGE_FRAME_HEADER_SIZE +
-      readU32LE(bytes, pos + PAYLOAD_LENGTH) +
-      readU32LE(bytes, pos + USER_HEADERS_LENGTH);
-    const slot = checksumSlot(index);
-    slotView.setBigUint64(slot, xxh3_64(bytes.subarray(pos + MESSAGE_FRAME_CHECKSUM_START, end)), true);
-    if (!equal8(slots, slot, bytes, pos)) return batchReject('frame_checksum_mismatch', index);
-    pos = end;
+  if (!storedOnly) {
+    const bad = verifyFrames(bytes, count, scratch);
+    if (bad >= 0) return batchReject('frame_checksum_mismatch', bad);
   }
   const batchChecksum = hashBatchChecksumInput(bytes, scratch, count);
   if (batchChecksum !== readU64LE(bytes, BATCH_HEADER.batchChecksum.offset)) {
@@ -118,4 +117,23 @@ export function validateBatch(bytes: Uint8Array, options: ValidateBatchOptions =
       userHeadersBytes: scan.userHeadersBytes,
     },
   };
+}
+
+/** Re-hashes every frame into its scratch slot; the index of the first mismatch, or -1. */
+function verifyFrames(bytes: Uint8Array, count: number, scratch: ChecksumScratch): number {
+  const slots = scratch.bytes;
+  const slotView = scratch.view;
+  let pos = BATCH_HEADER_SIZE;
+  for (let index = 0; index < count; index++) {
+    const end =
+      pos +
+      MESSAGE_FRAME_HEADER_SIZE +
+      readU32LE(bytes, pos + PAYLOAD_LENGTH) +
+      readU32LE(bytes, pos + USER_HEADERS_LENGTH);
+    const slot = checksumSlot(index);
+    slotView.setBigUint64(slot, xxh3_64(bytes.subarray(pos + MESSAGE_FRAME_CHECKSUM_START, end)), true);
+    if (!equal8(slots, slot, bytes, pos)) return index;
+    pos = end;
+  }
+  return -1;
 }

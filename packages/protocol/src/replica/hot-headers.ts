@@ -11,6 +11,7 @@
 import { assert } from '@shoal/stdx';
 import { Command } from './command.js';
 import { COMMIT_LAYOUT, HEADER_SIZE, PREPARE_LAYOUT, PREPARE_OK_LAYOUT, PREFIX_LAYOUT, REPLY_LAYOUT } from './header-layout.js';
+import { takeHeadroom } from './headroom.js';
 import { sealBody, sealFrame, sealPrepareIdentity } from './seal.js';
 
 const U64_MASK = 0xffff_ffff_ffff_ffffn;
@@ -60,9 +61,14 @@ export interface HotPrepareFields extends Prefix {
   readonly userId: number;
 }
 
-/** A sealed Prepare frame: header + body, `checksum_body` by plane, identity computed last (§2.3). */
+/**
+ * A sealed Prepare frame: header + body, `checksum_body` by plane, identity computed last (§2.3).
+ * A body from `bodyWithHeadroom` is framed in place (its buffer becomes the frame); any other is
+ * copied into a fresh one.
+ */
 export function writePrepareFrame(f: HotPrepareFields, body: Uint8Array): Uint8Array {
-  const frame = new Uint8Array(HEADER_SIZE + body.length);
+  const inPlace = takeHeadroom(body);
+  const frame = inPlace ?? new Uint8Array(HEADER_SIZE + body.length);
   const view = new DataView(frame.buffer, frame.byteOffset, HEADER_SIZE);
   writePrefix(view, frame, f, Command.Prepare, frame.length);
   setU128(view, PREPARE_LAYOUT.client.offset, f.client);
@@ -75,7 +81,7 @@ export function writePrepareFrame(f: HotPrepareFields, body: Uint8Array): Uint8A
   frame[PREPARE_LAYOUT.operation.offset] = f.operation;
   setU64(view, PREPARE_LAYOUT.group.offset, f.group);
   view.setUint32(PREPARE_LAYOUT.userId.offset, f.userId, true);
-  frame.set(body, HEADER_SIZE);
+  if (inPlace === null) frame.set(body, HEADER_SIZE);
   sealBody(frame);
   sealPrepareIdentity(frame);
   return frame;

@@ -229,6 +229,7 @@ export {
   checkChallenge,
   checkFinish,
 } from './handshake.js';
+export { bodyWithHeadroom, takeHeadroom } from './headroom.js';
 export {
   writePrepareFrame, writePrepareOkFrame, writeCommitFrame, writeReplyFrame,
   type HotPrepareFields, type HotPrepareOkFields, type HotCommitFields, type HotReplyFields,

@@ -10,6 +10,7 @@
  *                 is in flight, close clients    drained    nothing left in flight
  *  stop           flush, fsync, close storage    stopped    everything durable and closed
  *  stats_request  report ThreadStats             stats      the report
+ *                                                thread     my kernel thread id (at start)
  *  adopt_replica  take this handshaken replica   fatal      exit the node with this reason
  *                 socket (plaintext hand-off)    replica_closed  an adopted replica link ended
  *  start_replica_plane  (TLS) run the whole      replica_plane   the plane listens (TLS owner)
@@ -34,6 +35,8 @@ export type SupervisorToWorker =
 
 export type WorkerToSupervisor =
   | { readonly type: 'ready' }
+  /** Posted once at start: the worker's kernel thread id (thread-id.ts), null where unknown. */
+  | { readonly type: 'thread'; readonly tid: number | null }
   | { readonly type: 'listening'; readonly fd: number; readonly host: string; readonly port: number }
   | { readonly type: 'drained' }
   | { readonly type: 'stopped' }
@@ -45,7 +48,7 @@ export type WorkerToSupervisor =
   | { readonly type: 'replica_plane'; readonly address: string | null };
 
 const SUPERVISOR_TYPES = new Set(['listen_fd', 'drain', 'stop', 'stats_request', 'adopt_replica', 'start_replica_plane']);
-const WORKER_TYPES = new Set(['ready', 'listening', 'drained', 'stopped', 'stats', 'fatal', 'replica_closed', 'replica_plane']);
+const WORKER_TYPES = new Set(['ready', 'thread', 'listening', 'drained', 'stopped', 'stats', 'fatal', 'replica_closed', 'replica_plane']);
 
 /** Narrowing for messages arriving on a port (they are `unknown` at the boundary). */
 export function isSupervisorMessage(value: unknown): value is SupervisorToWorker {

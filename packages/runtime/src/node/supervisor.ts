@@ -20,7 +20,7 @@
  * ```
  */
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createMesh, meshEndpoints, type Mesh } from '@shoal/ring';
@@ -37,6 +37,7 @@ import { type FatalReason, exitCodeOf } from './exit-codes.js';
 import { type ClientTlsMaterial, loadClientTls } from '../client-plane/tls.js';
 import { ReplicaPlane, ReplicaPlaneError } from '../replica-plane/index.js';
 import { handshakeFigures } from './replica-links.js';
+import { currentThreadId } from './thread-id.js';
 import { METADATA_THREAD, type WorkerData, shardThread } from './worker-data.js';
 
 export const SHOAL_VERSION = '0.1.0';
@@ -58,6 +59,10 @@ interface WorkerEntry {
   readonly thread: number;
   readonly worker: Worker;
   ready: boolean;
+  /** Kernel thread id, once the worker reported it (`thread`); null where unknown. */
+  tid: number | null;
+  /** Peer replicas whose plaintext link this worker holds (handOffReplica). */
+  readonly links: Set<number>;
   /** Reported `stopped`: its thread may end now. */
   stopped: boolean;
 }
@@ -143,6 +148,9 @@ export class Supervisor {
     // Published before the worker adopts: frames sent meanwhile wait in the owner's ring.
     this.#status?.publishReplicaOwner(replica, target.thread);
     this.#post(target, { type: 'adopt_replica', replica, fd, leftover });
+    for (const w of this.#workers) w.links.delete(replica);
+    target.links.add(replica);
+    if (this.#phase === 'running') this.#writeThreads();
     return target.thread;
   }
 
@@ -164,6 +172,7 @@ export class Supervisor {
       const started = new Promise<string | null>((resolve) => {
         this.#replicaPlaneStarted = resolve;
       });
+      for (let peer = 0; peer < config.node.replicaCount; peer++) if (peer !== config.node.replicaId) owner.links.add(peer);
       this.#post(owner, { type: 'start_replica_plane' });
       this.#replicaAddress = await started;
       return;
@@ -296,7 +305,7 @@ export class Supervisor {
 
   #spawn(name: string, thread: number, data: WorkerData, file: string): void {
     const worker = new Worker(new URL(`../${file}`, import.meta.url), { workerData: data, name: `shoal-${name}` });
-    const entry: WorkerEntry = { name, thread, worker, ready: false, stopped: false };
+    const entry: WorkerEntry = { name, thread, worker, ready: false, tid: null, links: new Set(), stopped: false };
     this.#workers.push(entry);
     worker.on('message', (message: unknown) => {
       if (isWorkerMessage(message)) this.#onWorkerMessage(entry, message);
@@ -319,11 +328,15 @@ export class Supervisor {
           if (w.thread !== METADATA_THREAD && w !== entry) this.#post(w, { type: 'listen_fd', fd: message.fd });
         }
         return;
+      case 'thread':
+        entry.tid = message.tid;
+        return;
       case 'ready':
         entry.ready = true;
         if (this.#phase === 'starting' && this.#workers.every((w) => w.ready)) void this.#onAllReady();
         return;
       case 'replica_closed':
+        entry.links.delete(message.replica);
         this.#replicaPlane?.releaseHandedOff(message.replica);
         return;
       case 'replica_plane':
@@ -357,6 +370,7 @@ export class Supervisor {
     if (this.#config.cluster.enabled) await this.#startReplicaPlane();
     if (this.#phase !== 'running') return; // a signal or a fatal error while the plane started
     this.#writeRuntimeConfig();
+    this.#writeThreads();
     this.#log.info('ready', {
       tcp: this.#tcpAddress, http: this.#httpAddress, shards: this.#config.system.sharding.shardCount,
       ...(this.#config.cluster.enabled ? { replica: this.#config.node.replicaId, replicaAddress: this.#replicaAddress } : {}),
@@ -374,6 +388,30 @@ export class Supervisor {
       writeFileSync(join(dir, 'current_config.toml'), bound + renderConfig(config));
     } catch (error) {
       this.#log.warn('could not write the runtime config', { error });
+    }
+  }
+
+  /**
+   * `{system.path}/{runtime.path}/threads.json`: this process's threads by role with their kernel
+   * thread ids, and which shard holds which peer's replica link (rewritten on every hand-off).
+   * Read by tools that account CPU per thread from `/proc/<pid>/task/<tid>/stat` (the load
+   * bench's shard-scaling report, bench/README.md). Threads not listed (V8's platform workers:
+   * GC and compilers; the libuv pool; piscina) are the process total minus these.
+   */
+  #writeThreads(): void {
+    const config = this.#config;
+    const threads = [
+      { name: 'supervisor', role: 'supervisor', tid: currentThreadId(), links: [] as number[] },
+      ...this.#workers.map((w) => ({ name: w.name, role: w.thread === METADATA_THREAD ? 'metadata' : 'shard', tid: w.tid, links: [...w.links].sort((a, b) => a - b) })),
+    ];
+    try {
+      const dir = join(config.system.path, config.system.runtime.path);
+      mkdirSync(dir, { recursive: true });
+      const tmp = join(dir, 'threads.json.tmp');
+      writeFileSync(tmp, `${JSON.stringify({ pid: process.pid, threads })}\n`);
+      renameSync(tmp, join(dir, 'threads.json'));
+    } catch (error) {
+      this.#log.warn('could not write the thread table', { error });
     }
   }
 

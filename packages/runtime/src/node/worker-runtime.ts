@@ -14,6 +14,7 @@ import { heapStats, type ThreadStats } from '../metrics/thread-stats.js';
 import { Header, StatusTable } from '../status/status-table.js';
 import { type SupervisorToWorker, type WorkerToSupervisor, isSupervisorMessage } from './control.js';
 import type { FatalReason } from './exit-codes.js';
+import { currentThreadId } from './thread-id.js';
 import { type WorkerData, isWorkerData, threadName } from './worker-data.js';
 
 export interface WorkerControl {
@@ -51,6 +52,7 @@ export class WorkerRuntime {
     this.log = createLogger({ logging, thread: this.name, target: 'runtime', file });
     parentPort.on('message', (message: unknown) => this.#onControl(message));
     this.#loopDelay.enable();
+    this.post({ type: 'thread', tid: currentThreadId() });
   }
 
   /** True once `fatal` ran: callers stop doing work. */
