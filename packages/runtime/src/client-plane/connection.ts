@@ -22,6 +22,7 @@
  */
 import type { Socket } from 'node:net';
 import { FrameDecoder } from '@shoal/protocol';
+import { RequestTiming, type RequestTimingSink } from './request-timing.js';
 
 export interface ConnectionLimits {
   readonly frameSizeMax: number;
@@ -47,6 +48,8 @@ export interface ConnectionHandler {
   onClose(connection: ClientConnection, reason: string): void;
   /** Shard-wide back-pressure: true while the shard's outbound rings are backed up. */
   readonly holdReads: () => boolean;
+  /** Where request end-to-end times go (none: not measured). */
+  readonly timing?: RequestTimingSink;
 }
 
 export interface ConnectionCounters {
@@ -76,6 +79,8 @@ export class ClientConnection {
   inFlight = 0;
   /** Round-robin over a consumer group member's partitions when it polls without a partition id. */
   groupCounter = 0;
+  /** The command code of the frame being handled (set by the handler; request latency by command). */
+  command = 0;
   closed = false;
   #decoder: FrameDecoder;
   readonly #limits: ConnectionLimits;
@@ -92,6 +97,7 @@ export class ClientConnection {
   #closeReason = '';
   /** Corked until the end of the current turn (see `#corkForTurn`). */
   #corked = false;
+  readonly #timing: RequestTiming | null;
 
   constructor(socket: Socket, ids: { token: number; slot: number; clientId: number }, limits: ConnectionLimits,
     handler: ConnectionHandler, counters: ConnectionCounters, nowMs: number) {
@@ -105,6 +111,7 @@ export class ClientConnection {
     this.#counters = counters;
     this.#lastActivityMs = nowMs;
     this.#decoder = new FrameDecoder({ frameSizeMax: limits.frameSizeMax, assemblyRetainBytes: ASSEMBLY_RETAIN_BYTES });
+    this.#timing = handler.timing === undefined ? null : new RequestTiming(handler.timing);
   }
 
   start(): void {
@@ -121,6 +128,7 @@ export class ClientConnection {
     if (this.closed) return;
     this.#corkForTurn();
     this.#counters.bytesOut += frame.length;
+    this.#timing?.replied(frame, this.command);
     this.socket.write(frame);
     this.#checkOverflow();
   }
@@ -129,6 +137,7 @@ export class ClientConnection {
   sendParts(parts: readonly Uint8Array[]): void {
     if (this.closed) return;
     this.#corkForTurn();
+    if (parts.length > 0) this.#timing?.replied(parts[0] as Uint8Array, this.command);
     for (const part of parts) {
       this.#counters.bytesOut += part.length;
       this.socket.write(part);
@@ -161,6 +170,7 @@ export class ClientConnection {
   /** One asynchronous request finished (answered or not): free its in-flight slot. */
   requestDone(): void {
     if (this.inFlight > 0) this.inFlight -= 1;
+    if (this.inFlight === 0) this.#timing?.settle();
     this.pump();
   }
 
@@ -232,7 +242,16 @@ export class ClientConnection {
     while (this.#mayPull()) {
       const frame = decoder.pull();
       if (frame === null) break;
-      this.#handler.onFrame(this, frame);
+      const timing = this.#timing;
+      if (timing === null) {
+        this.#handler.onFrame(this, frame);
+      } else {
+        const inFlight = this.inFlight;
+        this.command = 0;
+        timing.begin(frame);
+        this.#handler.onFrame(this, frame);
+        timing.end(this.command, this.inFlight > inFlight);
+      }
       if (this.closed) return;
     }
     if (decoder.error !== null) {

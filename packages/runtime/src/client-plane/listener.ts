@@ -17,6 +17,7 @@ import { type Server, type Socket, createServer } from 'node:net';
 import type { Logger } from '../log/logger.js';
 import type { StatusTable } from '../status/status-table.js';
 import { ClientConnection, type ConnectionHandler, type ConnectionLimits } from './connection.js';
+import type { RequestTimingSink } from './request-timing.js';
 import { TOKEN_SLOTS_MAX, makeToken, nextGeneration, tokenSlot } from './token.js';
 
 export interface ListenerOptions {
@@ -27,6 +28,8 @@ export interface ListenerOptions {
   readonly connectionsMax: number;
   readonly handler: ConnectionHandler;
   readonly log: Logger;
+  /** Request end-to-end times (shoal_request_duration_seconds); none: not measured. */
+  readonly timing?: RequestTimingSink;
 }
 
 export interface ListenerCounters {
@@ -144,6 +147,7 @@ export class ClientListener {
       onFrame: (connection, frame) => o.handler.onFrame(connection, frame),
       onClose: (connection, reason) => this.#onClose(connection, reason),
       holdReads: o.handler.holdReads,
+      ...(o.timing === undefined ? {} : { timing: o.timing }),
     };
     const connection = new ClientConnection(socket, { token, slot, clientId: o.status.nextClientId() }, o.limits, handler, this.counters, Date.now());
     this.#connections[slot] = connection;

@@ -34,7 +34,11 @@ import { WallClock, randomPrng } from '../engine/clock.js';
 import { partitionConsensusConfig } from '../engine/consensus-config.js';
 import type { RequestLedger } from '../engine/request-ledger.js';
 import type { Logger } from '../log/logger.js';
-import { EventCounts, type GroupStats } from '../metrics/thread-stats.js';
+import { performance } from 'node:perf_hooks';
+import { CommitTimer } from '../metrics/commit-timer.js';
+import { ReplicationTimer } from '../metrics/replication-timer.js';
+import type { ThreadMetrics } from '../metrics/thread-metrics.js';
+import { EventCounts, type ConsumerGroupLag, type GroupStats, type PartitionSeries } from '../metrics/thread-stats.js';
 import { METADATA_THREAD } from '../node/worker-data.js';
 import type { StatusTable } from '../status/status-table.js';
 import { shardOfGroup } from './shard-of.js';
@@ -60,6 +64,8 @@ export interface PartitionHostOptions {
   readonly touched: () => void;
   /** A replica-plane frame from a partition driver to a peer (node/replica-links.ts). */
   readonly toReplica: (replica: number, group: bigint, frame: Uint8Array) => void;
+  /** The shard's latency histograms (commit, replication round trip). */
+  readonly metrics: ThreadMetrics;
 }
 
 interface Owned {
@@ -77,6 +83,8 @@ interface Owned {
    */
   readonly overflow: ClientRequest[];
   overflowBytes: number;
+  /** Prepare → PrepareOk per peer (shoal_replication_round_trip_seconds). */
+  readonly replication: ReplicationTimer;
 }
 
 /** Per partition: requests parked beyond the core's queue, by count and body bytes. */
@@ -97,10 +105,12 @@ export class PartitionHost {
   readonly #dirty = new Set<bigint>();
   #tableFullLogged = false;
   readonly events = new EventCounts();
+  readonly #commitTimer: CommitTimer;
 
   constructor(options: PartitionHostOptions) {
     this.#o = options;
     this.#layout = new DataDirLayout(options.config.system.path);
+    this.#commitTimer = new CommitTimer(options.metrics, 'partition');
   }
 
   get size(): number {
@@ -211,6 +221,7 @@ export class PartitionHost {
   onReplicaFrame(group: bigint, frame: Uint8Array): void {
     const owned = this.#owned.get(group);
     if (owned === undefined) return;
+    owned.replication.received(frame);
     owned.driver.onMessage(frame);
     this.#resubmit(owned);
     this.#o.touched();
@@ -261,6 +272,50 @@ export class PartitionHost {
     return out;
   }
 
+  /** Every owned partition with its names (from the shard's metadata copy), for metrics and the dashboard. */
+  series(state: MetadataState): PartitionSeries[] {
+    const out: PartitionSeries[] = [];
+    for (const [group, owned] of this.#owned) {
+      const r = owned.route;
+      const found = state.topic({ kind: 'numeric', value: r.streamId }, { kind: 'numeric', value: r.topicId });
+      if (found === undefined) continue;
+      const c = owned.driver.counters();
+      const core = owned.driver.replica.core;
+      out.push({
+        stream: found.stream.name, topic: found.topic.name, partition: r.partitionId, streamId: r.streamId, topicId: r.topicId,
+        group: group.toString(), messages: Number(c.messagesCount), appended: Number(owned.driver.state.nextOffset),
+        currentOffset: Number(c.currentOffset), bytes: Number(c.sizeBytes), segments: c.segmentsCount,
+        primary: owned.acting, primaryReplica: owned.primary === NO_PRIMARY ? null : owned.primary,
+        view: core.view, op: core.op, commit: core.commitMax,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Every consumer group of every owned partition's topic: its stored offset here and the
+   * messages after it (all retained messages when it stored none).
+   */
+  consumerGroupLags(state: MetadataState): ConsumerGroupLag[] {
+    const out: ConsumerGroupLag[] = [];
+    for (const owned of this.#owned.values()) {
+      const r = owned.route;
+      const found = state.topic({ kind: 'numeric', value: r.streamId }, { kind: 'numeric', value: r.topicId });
+      if (found === undefined || found.topic.consumerGroups.size === 0) continue;
+      const partition = owned.driver.state;
+      const retained = Number(owned.driver.counters().messagesCount);
+      for (const group of found.topic.consumerGroups.values()) {
+        const stored = partition.offsets.get({ kind: 'consumer_group', key: group.id });
+        const lag = stored === undefined ? retained : Math.max(0, Number(partition.nextOffset) - 1 - Number(stored));
+        out.push({
+          stream: found.stream.name, topic: found.topic.name, group: group.name, groupId: group.id, partition: r.partitionId,
+          storedOffset: stored === undefined ? null : Number(stored), lag,
+        });
+      }
+    }
+    return out;
+  }
+
   /** Clean shutdown: every driver flushes, syncs its log, records its frontier and closes. */
   closeAll(): void {
     for (const owned of this.#owned.values()) owned.driver.close();
@@ -273,11 +328,15 @@ export class PartitionHost {
     if (found === undefined) throw new AssertionError('partition host: a routed partition without its topic');
     const settings = topicSettingsOf(found.topic.options);
     const group = route.consensusGroupId;
+    const replication = new ReplicationTimer(o.metrics, 'partition');
     const opened = PartitionDriver.open({
       config: partitionConsensusConfig(o.config),
       disk: o.disk,
       transport: {
-        sendToReplica: (replica, frame) => o.toReplica(replica, group, frame),
+        sendToReplica: (replica, frame) => {
+          replication.sent(frame);
+          o.toReplica(replica, group, frame);
+        },
         sendToClient: (_client, token, frame) => this.#onClientFrame(group, token, frame),
       },
       time: this.#clock,
@@ -317,7 +376,7 @@ export class PartitionHost {
       o.fatal(opened.reason, `partition ${route.streamId}/${route.topicId}/${route.partitionId}: ${opened.detail}`);
       return;
     }
-    const owned: Owned = { driver: opened.driver, route, view: -1, primary: NO_PRIMARY, acting: false, overflow: [], overflowBytes: 0 };
+    const owned: Owned = { driver: opened.driver, route, view: -1, primary: NO_PRIMARY, acting: false, overflow: [], overflowBytes: 0, replication };
     this.#owned.set(group, owned);
     opened.driver.observePartition(route);
     this.#publish(group, owned);
@@ -345,7 +404,7 @@ export class PartitionHost {
       client: header.client, request: header.request, session: header.session, requestChecksum: header.requestChecksum,
       operation: header.operation, body: message.body, userId: message.userId, timestamp: header.timestamp, token: message.token,
     };
-    o.ledger.record(message.token, message.group, request);
+    o.ledger.record(message.token, message.group, request, performance.now());
     const owned = this.#owned.get(message.group);
     // Behind parked requests a new one waits its turn (a producer's batches keep their order).
     const outcome = owned !== undefined && owned.overflow.length > 0 ? 'dropped' : driver.onRequest(request);
@@ -420,6 +479,7 @@ export class PartitionHost {
   #onClientFrame(group: bigint, token: number | null, frame: Uint8Array): void {
     if (token === null) return; // the partition plane has no client table: every reply has its token
     const matched = this.#o.ledger.match(token, group, frame);
+    this.#commitTimer.replied(frame, matched.recordedMs);
     // Unmatched: a request already answered 57 when this replica lost the primary role, then
     // committed after all (this replica led again): the client has moved on.
     if (matched.completes) this.#o.deliver(token, matched.frame, true);

@@ -18,7 +18,6 @@
  */
 import xxhash from 'xxhash-wasm';
 import { clusterIdFromName } from '@shoal/protocol';
-import { RealDisk } from '@shoal/storage';
 import { Channels } from '../channels/channels.js';
 import type { ChannelMessage, ClientRequestMessage, SessionSubmitMessage } from '../channels/messages.js';
 import { ClientPlane } from '../client-plane/client-plane.js';
@@ -36,6 +35,7 @@ import { ReplicaPlane, ReplicaPlaneError } from '../replica-plane/index.js';
 import { shardThread } from '../node/worker-data.js';
 import { WorkerRuntime, type WorkerControl } from '../node/worker-runtime.js';
 import { HashPool } from '../pool/hash-pool.js';
+import { TimedDisk } from '../metrics/timed-disk.js';
 import { MetadataCopy } from './metadata-copy.js';
 import { PartitionHost, RETENTION_INTERVAL_MS } from './partition-host.js';
 import { shardOfGroup } from './shard-of.js';
@@ -113,7 +113,7 @@ class ShardWorker {
     this.#partitions = new PartitionHost({
       shard: this.#shard,
       config,
-      disk: new RealDisk(),
+      disk: new TimedDisk(rt.metrics, 'partition'),
       status,
       ledger: this.#ledger,
       reply: this.#reply,
@@ -124,6 +124,7 @@ class ShardWorker {
       fatal: (reason, detail) => rt.fatal(driverFatalReason(reason), detail),
       touched: () => this.#turn.touch(),
       toReplica: (replica, group, frame) => this.#links.send(replica, group, frame),
+      metrics: rt.metrics,
     });
     this.#copy.onChange(() => this.#onMetadataChange());
   }
@@ -162,6 +163,7 @@ class ShardWorker {
       connectionsMax: config.tcp.connectionsMax,
       handler: this.#plane,
       log: rt.log.child('listener'),
+      timing: { observe: (command, elapsedMs) => rt.metrics.request(command).observeMs(elapsedMs) },
     });
     rt.attach({
       onDrain: (deadlineMs) => this.#drain(deadlineMs),
@@ -415,6 +417,9 @@ class ShardWorker {
       replicaPeers: this.#links.stats(),
       replicaHandshakes: this.#links.handshakes(),
       consensusEvents: this.#partitions.events.snapshot(),
+      ...(this.#copy.ready
+        ? { partitions: this.#partitions.series(this.#copy.state), consumerGroups: this.#partitions.consumerGroupLags(this.#copy.state) }
+        : {}),
     };
   }
 }
