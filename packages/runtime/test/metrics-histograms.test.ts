@@ -85,7 +85,7 @@ describe('RequestTiming', () => {
     const t = new RequestTiming(s);
     t.begin(request(Operation.NonReplicated, 5n));
     t.replied(reply(Operation.NonReplicated, 5n), 1);
-    t.end(1, false);
+    t.end(1, false, 0);
     expect(s.seen).toEqual([1]);
     expect(t.parked).toBe(0);
   });
@@ -95,7 +95,7 @@ describe('RequestTiming', () => {
     const t = new RequestTiming(s);
     for (const [code, ts] of [[160, 1n], [132, 2n], [160, 3n]] as const) {
       t.begin(request(code === 160 ? Operation.SendMessages : Operation.CreateTopic, ts));
-      t.end(code, true);
+      t.end(code, true, Number(ts));
     }
     expect(t.parked).toBe(3);
     t.replied(reply(Operation.SendMessages, 3n), 0);
@@ -114,7 +114,7 @@ describe('RequestTiming', () => {
     const t = new RequestTiming(s);
     for (let i = 0; i < 100; i++) {
       t.begin(request(Operation.SendMessages, BigInt(i)));
-      t.end(160, true);
+      t.end(160, true, 1000);
       if (i % 2 === 0) t.replied(reply(Operation.SendMessages, BigInt(i)), 0);
     }
     expect(s.seen.length).toBe(50);
@@ -125,11 +125,34 @@ describe('RequestTiming', () => {
     expect(s.seen.length).toBe(50);
   });
 
+  it('keeps at most the in-flight count parked on a connection that never drains', () => {
+    const s = sink();
+    const t = new RequestTiming(s);
+    // Request 0 is never answered (an eviction); 10,000 later ones are, with 2 in flight throughout.
+    t.begin(request(Operation.SendMessages, 0n));
+    t.end(160, true, 1);
+    for (let i = 1; i <= 10_000; i++) {
+      t.begin(request(Operation.SendMessages, BigInt(i)));
+      t.end(160, true, 2);
+      t.replied(reply(Operation.SendMessages, BigInt(i)), 0);
+      expect(t.parked).toBeLessThanOrEqual(2);
+    }
+    expect(s.seen.length).toBe(10_000);
+    // Once more are in flight than the connection counts, the oldest (request 0) was dropped.
+    t.begin(request(Operation.SendMessages, 20_000n));
+    t.end(160, true, 1);
+    expect(t.parked).toBe(1);
+    t.replied(reply(Operation.SendMessages, 0n), 0);
+    expect(s.seen.length).toBe(10_000);
+    t.replied(reply(Operation.SendMessages, 20_000n), 0);
+    expect(s.seen.length).toBe(10_001);
+  });
+
   it('does not observe a request that ends unanswered with nothing in flight', () => {
     const s = sink();
     const t = new RequestTiming(s);
     t.begin(request(Operation.SendMessages, 1n));
-    t.end(160, false);
+    t.end(160, false, 0);
     expect(s.seen).toEqual([]);
     expect(t.parked).toBe(0);
   });

@@ -250,7 +250,7 @@ export class ClientConnection {
         this.command = 0;
         timing.begin(frame);
         this.#handler.onFrame(this, frame);
-        timing.end(this.command, this.inFlight > inFlight);
+        timing.end(this.command, this.inFlight > inFlight, this.inFlight);
       }
       if (this.closed) return;
     }

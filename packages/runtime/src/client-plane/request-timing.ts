@@ -3,7 +3,7 @@
  * leaving the decoder to its reply handed to the socket (`shoal_request_duration_seconds`).
  *
  * ```
- *  pump: begin(frame) ─▶ handler.onFrame ─▶ end(command, grew)
+ *  pump: begin(frame) ─▶ handler.onFrame ─▶ end(command, grew, inFlight)
  *          │ a reply written during onFrame that echoes this request → observed at once
  *          │ no reply yet, the request went elsewhere (inFlight grew) → parked
  *          └ no reply and nothing in flight (EpochAhead: nothing is ever answered) → not observed
@@ -13,8 +13,10 @@
  * Replies are matched by the echoed `operation` and `timestamp` (what a client correlates by,
  * framing.mdx), oldest first, so replies overtaking each other (two partitions, a metadata write
  * next to a produce) are timed against their own requests. An eviction echoes neither: its
- * request is dropped unmeasured when the connection has nothing left in flight (`settle`).
- * Typed arrays, allocated on the first parked request and doubled when full: no per-request
+ * request is dropped unmeasured when the connection has nothing left in flight (`settle`), or
+ * when more requests are parked than the connection has in flight (the oldest goes first), so a
+ * connection that never drains keeps at most its in-flight count. Typed arrays, allocated on the
+ * first parked request, compacted (answered slots dropped) or doubled when full: no per-request
  * allocation.
  */
 import { performance } from 'node:perf_hooks';
@@ -52,6 +54,8 @@ export class RequestTiming {
   #hi = new Uint32Array(0);
   #head = 0;
   #tail = 0;
+  /** Parked and not yet answered. */
+  #live = 0;
 
   constructor(sink: RequestTimingSink) {
     this.#sink = sink;
@@ -59,9 +63,7 @@ export class RequestTiming {
 
   /** Parked requests not yet answered. */
   get parked(): number {
-    let n = 0;
-    for (let i = this.#head; i < this.#tail; i++) if ((this.#code[i] as number) >= 0) n++;
-    return n;
+    return this.#live;
   }
 
   begin(frame: Uint8Array): void {
@@ -73,11 +75,15 @@ export class RequestTiming {
     this.#tsHi = u32At(frame, REQUEST_TIMESTAMP_AT + 4);
   }
 
-  /** After onFrame: `pending` when the request is still in flight (went to another thread or the pool). */
-  end(command: number, pending: boolean): void {
+  /**
+   * After onFrame: `pending` when the request is still in flight (went to another thread or the
+   * pool); `inFlight` is the connection's count, which bounds what may stay parked.
+   */
+  end(command: number, pending: boolean, inFlight: number): void {
     this.#active = false;
     if (this.#answered || !pending) return;
     this.#park(command);
+    while (this.#live > inFlight) this.#dropOldest();
   }
 
   /**
@@ -98,8 +104,9 @@ export class RequestTiming {
       const code = this.#code[i] as number;
       if (code < 0 || this.#op[i] !== operation || this.#lo[i] !== lo || this.#hi[i] !== hi) continue;
       this.#code[i] = -1;
+      this.#live -= 1;
       this.#sink.observe(code, performance.now() - (this.#start[i] as number));
-      while (this.#head < this.#tail && (this.#code[this.#head] as number) < 0) this.#head++;
+      this.#skipAnswered();
       return;
     }
   }
@@ -108,6 +115,21 @@ export class RequestTiming {
   settle(): void {
     this.#head = 0;
     this.#tail = 0;
+    this.#live = 0;
+  }
+
+  #dropOldest(): void {
+    this.#code[this.#head] = -1;
+    this.#live -= 1;
+    this.#skipAnswered();
+  }
+
+  #skipAnswered(): void {
+    while (this.#head < this.#tail && (this.#code[this.#head] as number) < 0) this.#head++;
+    if (this.#head === this.#tail) {
+      this.#head = 0;
+      this.#tail = 0;
+    }
   }
 
   #park(command: number): void {
@@ -118,25 +140,35 @@ export class RequestTiming {
     this.#op[i] = this.#operation;
     this.#lo[i] = this.#tsLo;
     this.#hi[i] = this.#tsHi;
+    this.#live += 1;
   }
 
-  /** Compacts the live entries to the front, doubling the arrays when they are all live. */
+  /** Moves the unanswered entries to the front (in order), doubling the arrays when over half are unanswered. */
   #makeRoom(): void {
-    const live = this.#tail - this.#head;
-    // Grow when more than half the slots hold live entries (else compaction alone makes room).
-    const size = live * 2 >= this.#start.length ? Math.max(INITIAL_SLOTS, this.#start.length * 2) : this.#start.length;
-    const grow = <T extends Float64Array | Int32Array | Uint8Array | Uint32Array>(from: T, make: (n: number) => T): T => {
-      const to = size === from.length ? from : make(size);
-      // `set` copies through a temporary when source and target share a buffer (compaction).
-      to.set(from.subarray(this.#head, this.#tail), 0);
-      return to;
-    };
-    this.#start = grow(this.#start, (n) => new Float64Array(n));
-    this.#code = grow(this.#code, (n) => new Int32Array(n));
-    this.#op = grow(this.#op, (n) => new Uint8Array(n));
-    this.#lo = grow(this.#lo, (n) => new Uint32Array(n));
-    this.#hi = grow(this.#hi, (n) => new Uint32Array(n));
+    const capacity = this.#start.length;
+    const size = this.#live * 2 >= capacity ? Math.max(INITIAL_SLOTS, capacity * 2) : capacity;
+    const start = size === capacity ? this.#start : new Float64Array(size);
+    const code = size === capacity ? this.#code : new Int32Array(size);
+    const op = size === capacity ? this.#op : new Uint8Array(size);
+    const lo = size === capacity ? this.#lo : new Uint32Array(size);
+    const hi = size === capacity ? this.#hi : new Uint32Array(size);
+    let to = 0;
+    // Forward copy: `to` never passes the slot being read, so compacting in place is safe.
+    for (let from = this.#head; from < this.#tail; from++) {
+      if ((this.#code[from] as number) < 0) continue;
+      start[to] = this.#start[from] as number;
+      code[to] = this.#code[from] as number;
+      op[to] = this.#op[from] as number;
+      lo[to] = this.#lo[from] as number;
+      hi[to] = this.#hi[from] as number;
+      to++;
+    }
+    this.#start = start;
+    this.#code = code;
+    this.#op = op;
+    this.#lo = lo;
+    this.#hi = hi;
     this.#head = 0;
-    this.#tail = live;
+    this.#tail = to;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The dashboard's static files, served by the node from its own package (no CDN, no network):
- * `ui/index.html`, `ui/app.css`, `ui/dist/app.js` (compiled from `ui/src/app.ts` by `tsc -b`)
+ * `ui/index.html`, `ui/app.css`, `ui/dist/app.js` and `view.js` (compiled from `ui/src/` by `tsc -b`)
  * and uPlot's browser build from the `uplot` dependency. Only these names are served (no path
  * from the request ever reaches the file system). Read once, then kept in memory.
  */
@@ -21,6 +21,7 @@ const ASSETS: ReadonlyMap<string, Asset> = new Map([
   ['index.html', { path: () => `${PACKAGE_ROOT}ui/index.html`, type: 'text/html; charset=utf-8' }],
   ['app.css', { path: () => `${PACKAGE_ROOT}ui/app.css`, type: 'text/css; charset=utf-8' }],
   ['app.js', { path: () => `${PACKAGE_ROOT}ui/dist/app.js`, type: 'text/javascript; charset=utf-8' }],
+  ['view.js', { path: () => `${PACKAGE_ROOT}ui/dist/view.js`, type: 'text/javascript; charset=utf-8' }],
   ['uPlot.iife.min.js', { path: () => require.resolve('uplot/dist/uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' }],
   ['uPlot.min.css', { path: () => require.resolve('uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' }],
 ]);
