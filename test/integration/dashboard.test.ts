@@ -27,12 +27,12 @@ describe('dashboard (/ui) in headless Chromium', () => {
     [cluster, browser] = await Promise.all([TestCluster.start({ nodes: 3 }), launchChromium()]);
     page = await browser.newPage();
     page.on('request', (request) => requested.push(request.url()));
-  });
+  }, 90_000);
 
   afterAll(async () => {
     await browser?.close();
     await cluster?.stop();
-  });
+  }, 60_000);
 
   const origin = (): string => `http://127.0.0.1:${cluster.http[0]}`;
   const text = (selector: string): Promise<string> => page.locator(selector).innerText();

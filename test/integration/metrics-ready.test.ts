@@ -146,11 +146,11 @@ describe('metrics and /ready on a 3-node cluster', () => {
   beforeAll(async () => {
     // One node of three alone first: it serves nothing (no metadata primary it can reach).
     cluster = await TestCluster.start({ nodes: 3, start: [0] });
-  });
+  }, 90_000);
 
   afterAll(async () => {
     await cluster?.stop();
-  });
+  }, 60_000);
 
   const ready = (id: number): Promise<{ status: number; body: string }> => get(`http://127.0.0.1:${cluster.http[id]}/ready`);
 
@@ -164,7 +164,7 @@ describe('metrics and /ready on a 3-node cluster', () => {
     await Promise.all([cluster.startNode(1), cluster.startNode(2)]);
     await cluster.leader();
     for (const id of [0, 1, 2]) await waitFor(`node ${id} ready`, async () => (await ready(id)).status === 200);
-  });
+  }, 120_000);
 
   it('measures commit and replication round trips on both planes', async () => {
     const client = cluster.client();

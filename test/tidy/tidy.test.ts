@@ -1,21 +1,11 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importsOf, stripComments, walk } from '../support/import-graph.js';
 import { ALLOWED_IMPORTS, BANNED_ASYNC, BANNED_IN_PURE, EXCEPTIONS, NO_ASYNC_PACKAGES, PURE_PACKAGES } from './rules.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-function walk(dir: string, suffix: string, out: string[] = []): string[] {
-  if (!existsSync(dir)) return out;
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === 'dist') continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) walk(path, suffix, out);
-    else if (name.endsWith(suffix)) out.push(path);
-  }
-  return out;
-}
 
 function workspaces(): string[] {
   const result: string[] = [];
@@ -27,22 +17,6 @@ function workspaces(): string[] {
     }
   }
   return result;
-}
-
-/** Strips comments and string contents that are not import specifiers (coarse but sufficient). */
-function stripComments(source: string): string {
-  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-}
-
-const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
-
-function importsOf(source: string): string[] {
-  const specs: string[] = [];
-  for (const m of stripComments(source).matchAll(IMPORT_RE)) {
-    const spec = m[1] ?? m[2] ?? m[3];
-    if (spec !== undefined) specs.push(spec);
-  }
-  return specs;
 }
 
 describe('tidy: import direction', () => {

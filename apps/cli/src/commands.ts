@@ -1,6 +1,6 @@
 import { Argument, type Command, Option } from 'commander';
 import {
-  type HeaderInput, type Message, type PollingStrategyInput, type ProducerPartitioning, type ReceivedMessage,
+  type ClusterView, type HeaderInput, type Message, type PollingStrategyInput, type ProducerPartitioning, type ReceivedMessage,
   ShoalInvalidArgumentError, formatAddress,
 } from '@shoal/client';
 import {
@@ -71,15 +71,19 @@ function registerSystem(program: Command, leaf: Leaf): void {
   const cluster = program.command('cluster').alias('cl').description('cluster operations');
   const status: Action = async (ctx) => {
     const view = await ctx.client().getClusterMetadata();
+    const led = partitionsLedByNode(view);
     const nodes = view.nodes.map((n) => ({
       name: n.name, address: formatAddress(n.address), role: n.role, status: n.status, metadataPrimary: view.leader?.name === n.name,
+      partitionPrimaries: led.get(n.name) ?? 0,
     }));
     if (ctx.out.json) {
       ctx.out.record({ name: view.name, metadataPrimary: view.leader?.name ?? null, nodes });
       return;
     }
     ctx.out.message(`cluster ${view.name}: ${view.nodes.length} node(s), metadata primary ${view.leader?.name ?? 'none (view change in progress)'}`);
-    ctx.out.message(renderTable(nodes.map((n) => ({ Name: n.name, Address: n.address, Role: n.role, Status: n.status, Primary: n.metadataPrimary ? 'metadata' : '' }))));
+    ctx.out.message(renderTable(nodes.map((n) => ({
+      Name: n.name, Address: n.address, Role: n.role, Status: n.status, Primary: n.metadataPrimary ? 'metadata' : '', 'Partitions led': String(n.partitionPrimaries),
+    }))));
   };
   leaf(cluster.command('status').alias('s').description('nodes, roles, statuses and the metadata primary'), status);
   leaf(cluster.command('metadata').alias('m').description('same as `cluster status`'), status);
@@ -552,4 +556,19 @@ function registerMessages(program: Command, leaf: Leaf): void {
     await ctx.client().flushUnsavedBuffer({ streamId: parseId(str(stream)), topicId: parseId(str(topic)), partitionId: parseCount(str(partition), 'partition'), fsync: opt<{ fsync?: boolean }>(flags).fsync === true });
     ctx.out.message('flushed', { flushed: true });
   });
+}
+
+/** How many partitions each node leads, as the answering node sees it (GetClusterMetadata extension). */
+function partitionsLedByNode(view: ClusterView): Map<string, number> {
+  const counts = new Map<string, number>();
+  const groups = view.groups;
+  if (groups === null) return counts;
+  for (const topic of groups.topics) {
+    for (const p of topic.partitions) {
+      const index = groups.nodeReplicaIds.indexOf(p.primary);
+      const node = index < 0 ? undefined : view.nodes[index];
+      if (node !== undefined) counts.set(node.name, (counts.get(node.name) ?? 0) + 1);
+    }
+  }
+  return counts;
 }

@@ -5,3 +5,4 @@ export {
   readU128LE, writeU128LE, minBig, maxBig, bitTest, bitSet, toHex, fromHex,
 } from './bigint.js';
 export { BoundedQueue } from './bounded-queue.js';
+export { concatBytes } from './bytes.js';

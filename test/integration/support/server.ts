@@ -22,7 +22,16 @@ export interface ServerOptions {
   /** Extra node flags (e.g. --expose-gc). */
   readonly nodeArgs?: readonly string[];
   readonly readyTimeoutMs?: number;
+  /**
+   * Pass `--with-default-root-credentials` (default true): the suite logs in as iggy / iggy, which
+   * the node only uses when asked (otherwise it generates a root password).
+   */
+  readonly defaultRootCredentials?: boolean;
 }
+
+/** The root credentials every helper passes explicitly (`--with-default-root-credentials`). */
+export const DEFAULT_ROOT = { username: 'iggy', password: 'iggy' } as const;
+export const DEFAULT_ROOT_FLAG = '--with-default-root-credentials';
 
 export interface Endpoint {
   readonly host: string;
@@ -73,7 +82,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   };
   delete env['NODE_OPTIONS'];
   delete env['VITEST'];
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), SERVER_BIN, ...(options.args ?? [])], {
+  const rootFlag = options.defaultRootCredentials === false ? [] : [DEFAULT_ROOT_FLAG];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), SERVER_BIN, ...rootFlag, ...(options.args ?? [])], {
     env, stdio: ['ignore', 'pipe', 'pipe'], cwd: dataDir,
   });
   const lines: string[] = [];

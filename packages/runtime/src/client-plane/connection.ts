@@ -67,6 +67,11 @@ export interface ConnectionCounters {
 const ASSEMBLY_RETAIN_BYTES = 2 * 1024 * 1024;
 const ASSEMBLY_IDLE_MS = 1000;
 
+/** Partition groups whose acknowledged op a connection remembers (read-your-writes fences). */
+const ACKED_GROUPS_MAX = 1024;
+/** The fence of a group forgotten after an overflow: no replica but the primary serves it. */
+export const ACKED_UNKNOWN = (1n << 64n) - 1n;
+
 export class ClientConnection {
   readonly token: number;
   readonly slot: number;
@@ -82,6 +87,13 @@ export class ClientConnection {
   /** The command code of the frame being handled (set by the handler; request latency by command). */
   command = 0;
   closed = false;
+  /**
+   * Read-your-writes: per partition group, the op of the latest committed reply this connection
+   * received. A poll carries it (`fenceOp`) so a replica that has not applied it does not serve it.
+   */
+  readonly #acked = new Map<bigint, bigint>();
+  /** Entries were dropped from `#acked`: an unknown group's fence is then "everything". */
+  #ackedOverflow = false;
   #decoder: FrameDecoder;
   readonly #limits: ConnectionLimits;
   readonly #handler: ConnectionHandler;
@@ -98,6 +110,7 @@ export class ClientConnection {
   /** Corked until the end of the current turn (see `#corkForTurn`). */
   #corked = false;
   readonly #timing: RequestTiming | null;
+  #channel = false;
 
   constructor(socket: Socket, ids: { token: number; slot: number; clientId: number }, limits: ConnectionLimits,
     handler: ConnectionHandler, counters: ConnectionCounters, nowMs: number) {
@@ -128,7 +141,7 @@ export class ClientConnection {
     if (this.closed) return;
     this.#corkForTurn();
     this.#counters.bytesOut += frame.length;
-    this.#timing?.replied(frame, this.command);
+    if (!this.#channel) this.#timing?.replied(frame, this.command);
     this.socket.write(frame);
     this.#checkOverflow();
   }
@@ -137,7 +150,7 @@ export class ClientConnection {
   sendParts(parts: readonly Uint8Array[]): void {
     if (this.closed) return;
     this.#corkForTurn();
-    if (parts.length > 0) this.#timing?.replied(parts[0] as Uint8Array, this.command);
+    if (parts.length > 0 && !this.#channel) this.#timing?.replied(parts[0] as Uint8Array, this.command);
     for (const part of parts) {
       this.#counters.bytesOut += part.length;
       this.socket.write(part);
@@ -161,6 +174,39 @@ export class ClientConnection {
     this.#corked = false;
     if (!this.socket.destroyed) this.socket.uncork();
   };
+
+  /** The read-your-writes fence of `group` (0: no write of this connection to wait for). */
+  ackedOp(group: bigint): bigint {
+    return this.#acked.get(group) ?? (this.#ackedOverflow ? ACKED_UNKNOWN : 0n);
+  }
+
+  /** A committed reply for `group` at `op` reached this connection. */
+  noteAcked(group: bigint, op: bigint): void {
+    const known = this.#acked.get(group);
+    if (known !== undefined && known >= op) return;
+    if (known === undefined && this.#acked.size >= ACKED_GROUPS_MAX) {
+      const oldest = this.#acked.keys().next().value as bigint;
+      this.#acked.delete(oldest);
+      this.#ackedOverflow = true;
+    }
+    this.#acked.set(group, op);
+  }
+
+  /**
+   * This connection turned out to be another node's forwarding channel (its first frame was a
+   * channel Hello, docs/cluster.md): its frames may be one channel header larger than a client
+   * frame. Called while the decoder holds nothing past the Hello (the dialer waits for the
+   * Challenge before it sends again).
+   */
+  becomeChannel(frameSizeMax: number): void {
+    this.#decoder = new FrameDecoder({ frameSizeMax, assemblyRetainBytes: ASSEMBLY_RETAIN_BYTES });
+    this.#channel = true;
+  }
+
+  /** A forwarding channel (see `becomeChannel`): not a client session, not bound by in-flight limits. */
+  get channel(): boolean {
+    return this.#channel;
+  }
 
   /** When the connection last sent bytes (ms since the epoch). */
   get lastActivityMs(): number {
@@ -238,11 +284,12 @@ export class ClientConnection {
   /** Pulls frames while the limits allow, then pauses or resumes the socket. */
   pump(): void {
     if (this.closed) return;
-    const decoder = this.#decoder;
     while (this.#mayPull()) {
-      const frame = decoder.pull();
+      // Re-read each time: the first frame may turn this connection into a channel (new decoder).
+      const frame = this.#decoder.pull();
       if (frame === null) break;
-      const timing = this.#timing;
+      // A forwarding channel carries other nodes' requests: their node times them end to end.
+      const timing = this.#channel ? null : this.#timing;
       if (timing === null) {
         this.#handler.onFrame(this, frame);
       } else {
@@ -254,6 +301,7 @@ export class ClientConnection {
       }
       if (this.closed) return;
     }
+    const decoder = this.#decoder;
     if (decoder.error !== null) {
       this.close(decoder.error);
       return;
@@ -274,7 +322,7 @@ export class ClientConnection {
 
   #mayPull(): boolean {
     return !this.#barrier
-      && this.inFlight < this.#limits.requestsInFlightMax
+      && (this.#channel || this.inFlight < this.#limits.requestsInFlightMax)
       && this.socket.writableLength <= this.#limits.writeBufferBytesMax
       && !this.#handler.holdReads();
   }

@@ -37,7 +37,7 @@ export function redactConfig(config: ShoalConfig): ShoalConfig {
       previousSharedSecret: mask(copy.cluster.auth.previousSharedSecret),
     },
   };
-  copy.root = { ...copy.root, password: mask(copy.root.password) };
+  copy.root = { ...copy.root, password: copy.root.password === null ? null : mask(copy.root.password) };
   return copy;
 }
 

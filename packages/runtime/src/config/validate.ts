@@ -111,7 +111,7 @@ function validateRoot(config: ShoalConfig, diagnostics: Diagnostics): void {
     else if (bytes > 255) diagnostics.error('range', path, `must be at most 255 UTF-8 bytes (got ${bytes})`);
   };
   check('root.username', config.root.username, 50, false);
-  check('root.password', config.root.password, 100, true);
+  if (config.root.password !== null) check('root.password', config.root.password, 100, true);
 }
 
 function validateReplicaIdFlag(config: ShoalConfig, flags: ConfigFlags, diagnostics: Diagnostics): void {
