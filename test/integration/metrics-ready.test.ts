@@ -8,6 +8,7 @@
  * alone) and 200 once the cluster formed.
  */
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShoalClient } from '@shoal/client';
@@ -88,6 +89,29 @@ describe('metrics and /ready on a single node', () => {
     expect(ready.status).toBe(200);
     expect(JSON.parse(ready.body)).toEqual({ ready: true, failed: [], primary: 0 });
     for (const path of ['/live', '/ping']) expect(await get(`http://${server.http.host}:${server.http.port}${path}`)).toEqual({ status: 200, body: 'pong\n' });
+  });
+
+  it('serves only what it names on the HTTP port, and survives garbage', async () => {
+    const base = `http://${server.http.host}:${server.http.port}`;
+    const page = await fetch(`${base}/ui`);
+    expect(page.status).toBe(200);
+    expect(page.url).toBe(`${base}/ui/`);
+    expect(await page.text()).toContain('<script src="uPlot.iife.min.js"');
+    for (const asset of ['app.js', 'view.js', 'app.css', 'uPlot.iife.min.js', 'uPlot.min.css']) expect((await get(`${base}/ui/${asset}`)).status).toBe(200);
+    for (const path of ['/ui/..%2f..%2fpackage.json', '/ui/../../package.json', '/ui/api.js', '/ui/dist/app.js', '/nope', '/api/v1/nope']) {
+      expect((await get(`${base}${path}`)).status).toBe(404);
+    }
+    expect((await fetch(`${base}/metrics`, { method: 'POST', body: 'x' })).status).toBe(405);
+    // A request line no HTTP parser accepts: the connection is answered 400 and closed.
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(server.http.port, server.http.host, () => socket.write('\u0000\u0001 GARBAGE\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => { text += chunk.toString('latin1'); });
+      socket.on('close', () => resolve(text));
+      socket.on('error', () => resolve(text));
+    });
+    expect(answer.startsWith('HTTP/1.1 400')).toBe(true);
+    expect((await get(`${base}/ready`)).status).toBe(200);
   });
 
   it('exports latency histograms that counted the traffic', async () => {

@@ -22,29 +22,23 @@ export class TimedDisk extends RealDisk {
   }
 
   override fsync(fd: Fd): void {
-    const started = performance.now();
-    try {
-      super.fsync(fd);
-    } finally {
-      this.#fsync.observeMs(performance.now() - started);
-    }
+    timed(this.#fsync, () => super.fsync(fd));
   }
 
   override fdatasync(fd: Fd): void {
-    const started = performance.now();
-    try {
-      super.fdatasync(fd);
-    } finally {
-      this.#fdatasync.observeMs(performance.now() - started);
-    }
+    timed(this.#fdatasync, () => super.fdatasync(fd));
   }
 
   override fsyncDir(path: string): void {
-    const started = performance.now();
-    try {
-      super.fsyncDir(path);
-    } finally {
-      this.#dir.observeMs(performance.now() - started);
-    }
+    timed(this.#dir, () => super.fsyncDir(path));
+  }
+}
+
+function timed(histogram: LatencyHistogram, call: () => void): void {
+  const started = performance.now();
+  try {
+    call();
+  } finally {
+    histogram.observeMs(performance.now() - started);
   }
 }
