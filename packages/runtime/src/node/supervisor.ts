@@ -1,11 +1,12 @@
 /**
  * The main thread of a node: acceptor and supervisor. It owns the configuration, the data
  * directory's identity (and `--fresh`), the shared memory (ring mesh, status table), the worker
- * threads, the metrics endpoint, signals and the exit code. It does no per-frame work: client
- * sockets live on the shards (a shared listening socket, client-plane/listener.ts). In cluster
- * mode it starts the replica plane once every worker serves: plaintext, the listener, dialer and
- * handshakes run here and each established link's fd is handed to a shard (`adopt_replica`); TLS,
- * the whole plane runs on one shard (`start_replica_plane`). See docs/cluster.md.
+ * threads, the HTTP port (metrics, probes, dashboard: node/http-server.ts), signals and the exit
+ * code. It does no per-frame work: client sockets live on the shards (a shared listening socket,
+ * client-plane/listener.ts). In cluster mode it starts the replica plane once every worker
+ * serves: plaintext, the listener, dialer and handshakes run here and each established link's fd
+ * is handed to a shard (`adopt_replica`); TLS, the whole plane runs on one shard
+ * (`start_replica_plane`). See docs/cluster.md.
  *
  * ```
  *  boot:   --fresh wipe ─▶ openDataDir (identity) ─▶ log file ─▶ status table + ring mesh
