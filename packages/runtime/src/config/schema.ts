@@ -102,7 +102,7 @@ export const SECTIONS: readonly SectionSpec[] = [
   { path: 'system.recovery', doc: 'Placeholder kept for reference compatibility.' },
   { path: 'system.sharding', doc: 'Shard worker count, inter-thread rings, shutdown budgets.' },
   { path: 'tcp', doc: 'The client listener (Iggy binary protocol over TCP).' },
-  { path: 'http', doc: 'HTTP listener. Shoal serves only the Prometheus metrics endpoint on it.' },
+  { path: 'http', doc: 'HTTP listener: Prometheus metrics, the `/ready` and `/live` probes, the dashboard (`/ui`) and its JSON (`/api/v1/*`); see operations.md "HTTP endpoints".' },
   { path: 'http.metrics', doc: 'Prometheus text endpoint.' },
   { path: 'heartbeat', doc: 'Client heartbeat: stale consumer-group members are released.' },
   { path: 'personal_access_token', doc: 'Personal access tokens.' },
@@ -213,12 +213,12 @@ export const KEYS: readonly KeySpec[] = [
     doc: 'A connection with unsent replies that makes no write progress for this long is closed (slow readers cannot pin reply memory).' },
 
   // ── [http] ──────────────────────────────────────────────────────────────────────────────
-  { path: 'http.enabled', kind: 'bool', default: true, doc: 'Serve HTTP (the metrics endpoint).' },
+  { path: 'http.enabled', kind: 'bool', default: true, doc: 'Serve HTTP (metrics, probes, dashboard).' },
   { path: 'http.address', kind: 'address', default: '127.0.0.1:3000',
     doc: 'Bind address. In cluster mode only the host part is used; the port comes from the roster (`ports.http`).' },
   { path: 'http.max_request_size', kind: 'size', default: '2 MB', min: 1, max: 64 * MiB,
     doc: 'Largest HTTP request body.' },
-  { path: 'http.metrics.enabled', kind: 'bool', default: true, doc: 'Expose Prometheus metrics.' },
+  { path: 'http.metrics.enabled', kind: 'bool', default: true, doc: 'Expose Prometheus metrics (the probes and the dashboard stay on the port either way).' },
   { path: 'http.metrics.endpoint', kind: 'string', default: '/metrics', nonempty: true,
     doc: 'Metrics path.', rules: ['Must start with `/`.'] },
 
@@ -347,7 +347,7 @@ export const KEYS: readonly KeySpec[] = [
   { path: 'cluster.nodes[].ports.quic', kind: 'uint', min: 1, max: 65535,
     doc: 'Accepted for roster compatibility; Shoal serves no QUIC.' },
   { path: 'cluster.nodes[].ports.http', kind: 'uint', min: 1, max: 65535,
-    doc: 'HTTP (metrics) port.', rules: ['Required when `http.enabled`.'] },
+    doc: 'HTTP port (metrics, probes, dashboard).', rules: ['Required when `http.enabled`.'] },
   { path: 'cluster.nodes[].ports.websocket', kind: 'uint', min: 1, max: 65535,
     doc: 'Accepted for roster compatibility; Shoal serves no WebSocket.' },
   { path: 'cluster.nodes[].ports.tcp_replica', kind: 'uint', required: true, min: 1, max: 65535,

@@ -34,11 +34,12 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export class NodeHttpServer {
   readonly #host: HttpHost;
   readonly #log: Logger;
-  readonly #metricsPath: string;
+  /** Null: `http.metrics.enabled` is off (the path answers 404). */
+  readonly #metricsPath: string | null;
   readonly #assets = new UiAssets();
   readonly #server: Server;
 
-  constructor(host: HttpHost, metricsPath: string, log: Logger) {
+  constructor(host: HttpHost, metricsPath: string | null, log: Logger) {
     this.#host = host;
     this.#log = log;
     this.#metricsPath = metricsPath;

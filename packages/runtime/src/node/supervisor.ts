@@ -420,14 +420,14 @@ export class Supervisor {
   async #startHttp(): Promise<void> {
     const config = this.#config;
     const endpoint = config.node.listeners.http;
-    if (endpoint === null || !config.http.metrics.enabled) return;
-    this.#defaults = new DefaultMetrics('main');
+    if (endpoint === null) return;
+    if (config.http.metrics.enabled) this.#defaults = new DefaultMetrics('main');
     const server = new NodeHttpServer({
       metrics: (gc) => this.#metricsText(gc),
       readiness: () => this.#readiness(),
       node: async () => this.#nodeSummary(await this.#collectStats(false)),
       cluster: async () => clusterSummary(config, this.#nodeSummary(await this.#collectStats(false)), (r) => this.#linkUp(r)),
-    }, config.http.metrics.endpoint, this.#log.child('http'));
+    }, config.http.metrics.enabled ? config.http.metrics.endpoint : null, this.#log.child('http'));
     this.#http = server;
     try {
       const bound = await server.listen(endpoint.host, endpoint.port);
