@@ -36,7 +36,8 @@ export class WorkerRuntime {
   readonly status: StatusTable;
   /** This thread's latency histograms (posted with every stats report). */
   readonly metrics = new ThreadMetrics();
-  readonly #defaults: DefaultMetrics;
+  /** prom-client's per-isolate metrics; null when the node serves no metrics (nobody could read them). */
+  readonly #defaults: DefaultMetrics | null;
   #stopped = false;
   #control: WorkerControl | null = null;
   /** Control messages that arrived before `attach` (e.g. the listening fd while a shard still boots). */
@@ -54,7 +55,8 @@ export class WorkerRuntime {
       ? new LogFile(join(workerData.config.system.path, logging.path), this.status.words, Header.LOG_GENERATION)
       : null;
     this.log = createLogger({ logging, thread: this.name, target: 'runtime', file });
-    this.#defaults = new DefaultMetrics(this.name);
+    const served = workerData.config.node.listeners.http !== null && workerData.config.http.metrics.enabled;
+    this.#defaults = served ? new DefaultMetrics(this.name) : null;
     parentPort.on('message', (message: unknown) => this.#onControl(message));
     this.#loopDelay.enable();
   }
@@ -122,7 +124,7 @@ export class WorkerRuntime {
     const d = this.#loopDelay;
     const loopDelay = { p50Ms: d.percentile(50) / 1e6, p99Ms: d.percentile(99) / 1e6, maxMs: d.max / 1e6 };
     d.reset();
-    const nodejs = await this.#defaults.isolate().catch(() => []);
+    const nodejs = (await this.#defaults?.isolate().catch(() => [])) ?? [];
     this.post({
       type: 'stats', id,
       stats: {
