@@ -246,7 +246,7 @@ export class Simulation {
 
   #crash(node: SimNode, kind: 'power' | 'process'): void {
     this.#stats.crashes++;
-    const durable = node.metadata?.replica.core.sb.durable?.view ?? 0;
+    const durable = node.metadata?.replica.role.durableView ?? 0;
     this.checker.crashed(node.index, durable);
     this.trace.mix(7, node.index, kind === 'power' ? 1 : 0);
     if (kind === 'power') node.crash();
@@ -292,8 +292,8 @@ export class Simulation {
         if (driver === undefined) return true;
         if (driver.status.commitMin < target) return true;
       }
-      if (node.metadata.replica.core.journalIncomplete) return true;
-      for (const entry of node.partitions.values()) if (entry.driver.replica.core.journalIncomplete) return true;
+      if (node.metadata.replica.role.journalIncomplete) return true;
+      for (const entry of node.partitions.values()) if (entry.driver.replica.role.journalIncomplete) return true;
       for (const other of this.nodes) {
         if (other === node || !other.up) continue;
         for (const group of other.partitions.keys()) if (!node.partitions.has(group)) return true;
@@ -359,8 +359,8 @@ export class Simulation {
         const driver = group === METADATA_GROUP_ID ? node.metadata : node.partitions.get(group)?.driver;
         if (driver === undefined || driver === null) return false;
         // Nothing pending: every op any replica holds is committed and applied everywhere.
-        const s = driver.replica.core; // (the status getter also lists the journal: too slow per tick)
-        if (s.status !== 'normal' || s.commitMin !== s.commitMax || s.commitMax !== s.op || s.transfer.stage !== 'idle') return false;
+        const s = driver.replica.role; // (the status getter also lists the journal: too slow per tick)
+        if (!s.normal || s.commitMin !== s.commitMax || s.commitMax !== s.op || s.transferring) return false;
         if (commit === -1) commit = s.commitMin;
         else if (commit !== s.commitMin) return false;
       }

@@ -82,8 +82,8 @@ class MetadataWorker {
     this.#replyContext = {
       cluster: clusterIdFromName(config.cluster.name),
       replica: config.node.replicaId,
-      view: () => this.#driver?.replica.core.view ?? 0,
-      commit: () => BigInt(this.#driver?.replica.core.commitMax ?? 0),
+      view: () => this.#driver?.replica.role.view ?? 0,
+      commit: () => BigInt(this.#driver?.replica.role.commitMax ?? 0),
     };
     // The metadata worker holds no link: its frames go to the link owner's ring, and the frames
     // of the metadata group arrive on its own ring.
@@ -375,14 +375,14 @@ class MetadataWorker {
     this.#channels.flush();
   }
 
-  /** Every tick: read from the core's fields (`driver.status` would list the WAL's ops each time). */
+  /** Every tick: read the replica's role (`driver.status` would list the WAL's ops each time). */
   #publishStatus(): void {
     const driver = this.#driver;
     if (driver === null) return;
-    const c = driver.replica.core;
-    this.#rt.status.publishMetadata(c.view, c.status, c.primaryIndex(), BigInt(c.commitMax));
+    const role = driver.replica.role;
+    this.#rt.status.publishMetadata(role.view, role.status, role.primaryIndex, BigInt(role.commitMax));
     // Caught up (readiness): applied everything known committed, not transferring state, not ceded.
-    this.#rt.status.publishMetadataCaughtUp(c.commitMin === c.commitMax && !c.transferring() && !c.ceded && driver.fatal === null);
+    this.#rt.status.publishMetadataCaughtUp(role.commitMin === role.commitMax && !role.transferring && !role.ceded && driver.fatal === null);
   }
 
   #stats(): ReturnType<WorkerControl['stats']> {

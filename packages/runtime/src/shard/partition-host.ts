@@ -223,10 +223,10 @@ export class PartitionHost implements ForwardOutcomes {
    */
   #targetOf(owned: Owned, message: ClientRequestMessage): number {
     if (message.forwarded || message.route === RequestRoute.resolve_delete_segments) return LOCAL;
-    const c = owned.driver.replica.core;
-    if (c.status !== 'normal' || c.isActingPrimary()) return LOCAL;
-    const primary = c.primaryIndex();
-    if (primary === c.self || !this.#links.reaches(primary)) return LOCAL;
+    const c = owned.driver.replica.role;
+    if (!c.normal || c.actingPrimary) return LOCAL;
+    const primary = c.primaryIndex;
+    if (primary === c.replica || !this.#links.reaches(primary)) return LOCAL;
     if (message.route !== RequestRoute.poll) return primary;
     const poll = pollMessagesCommand.decodeRequest(message.body);
     if (!poll.ok) return LOCAL;
@@ -388,13 +388,13 @@ export class PartitionHost implements ForwardOutcomes {
       const found = state.topic({ kind: 'numeric', value: r.streamId }, { kind: 'numeric', value: r.topicId });
       if (found === undefined) continue;
       const c = owned.driver.counters();
-      const core = owned.driver.replica.core;
+      const role = owned.driver.replica.role;
       out.push({
         stream: found.stream.name, topic: found.topic.name, partition: r.partitionId, streamId: r.streamId, topicId: r.topicId,
         group: group.toString(), messages: Number(c.messagesCount), appended: Number(owned.driver.state.nextOffset),
         currentOffset: Number(c.currentOffset), bytes: Number(c.sizeBytes), segments: c.segmentsCount,
         primary: owned.acting, primaryReplica: owned.primary === NO_PRIMARY ? null : owned.primary,
-        view: core.view, op: core.op, commit: core.commitMax,
+        view: role.view, op: role.op, commit: role.commitMax,
       });
     }
     return out;
@@ -621,7 +621,7 @@ export function copyRequest(message: ClientRequestMessage): ClientRequestMessage
  * the group (deleted, then created again): nothing of it can be waited for.
  */
 function appliedFence(driver: PartitionDriver, fenceOp: bigint): boolean {
-  const c = driver.replica.core;
+  const c = driver.replica.role;
   if (BigInt(c.commitMin) >= fenceOp) return true;
-  return c.isActingPrimary() && (fenceOp === ACKED_UNKNOWN || fenceOp > BigInt(c.op));
+  return c.actingPrimary && (fenceOp === ACKED_UNKNOWN || fenceOp > BigInt(c.op));
 }
