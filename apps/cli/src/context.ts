@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import {
-  type Credentials, type NodeAddress, ShoalClient, ShoalInvalidArgumentError, formatAddress, parseAddress,
+  type Credentials, type NodeAddress, ShoalClient, ShoalInvalidArgumentError, type TlsOptions, formatAddress, parseAddress,
   parseConnectionString,
 } from '@shoal/client';
 import { parseDurationMs } from '@shoal/stdx';
@@ -14,6 +14,9 @@ import { parseDurationMs } from '@shoal/stdx';
  *   credentials  --token / -t, --username + --password (-u / -p), the --url credentials,
  *                $IGGY_USERNAME + $IGGY_PASSWORD, the stored session token
  *
+ * TLS: `--tcp-tls-enabled` (or `tls=true` in the URL), `--tcp-tls-domain` / `tls_domain`,
+ * `--tcp-tls-ca-file` / `tls_ca_file`; the certificate and the host name are always checked.
+ *
  * Nothing secret is written to disk unless asked: `shoal login --store-token` creates a personal
  * access token and keeps it (mode 0600) in $SHOAL_HOME/session.json (default ~/.shoal); `shoal
  * logout` deletes it on the server and on disk.
@@ -21,6 +24,9 @@ import { parseDurationMs } from '@shoal/stdx';
 export interface GlobalOptions {
   readonly url?: string;
   readonly tcpServerAddress?: string;
+  readonly tcpTlsEnabled?: boolean;
+  readonly tcpTlsDomain?: string;
+  readonly tcpTlsCaFile?: string;
   readonly username?: string;
   readonly password?: string;
   readonly token?: string;
@@ -79,9 +85,38 @@ export interface Target {
   readonly address: NodeAddress;
   readonly credentials: Credentials | null;
   readonly source: 'flags' | 'url' | 'env' | 'stored' | 'none';
+  /** null: plaintext. */
+  readonly tls?: TlsOptions | null;
 }
 
 export function resolveTarget(options: GlobalOptions, env: Env): Target {
+  const target = resolveAddressAndCredentials(options, env);
+  return { ...target, tls: resolveTls(options, env) };
+}
+
+/** The flags win over the URL's `tls`, `tls_domain`, `tls_ca_file`. */
+function resolveTls(options: GlobalOptions, env: Env): TlsOptions | null {
+  const url = options.url ?? env['SHOAL_URL'];
+  const fromUrl = url === undefined || url === '' ? {} : parseConnectionString(url).options;
+  const enabled = options.tcpTlsEnabled === true || fromUrl.tls === true;
+  const domain = options.tcpTlsDomain ?? fromUrl.tlsDomain;
+  const caFile = options.tcpTlsCaFile ?? fromUrl.tlsCaFile;
+  if (!enabled) {
+    if (options.tcpTlsDomain !== undefined || options.tcpTlsCaFile !== undefined) throw new ShoalInvalidArgumentError('--tcp-tls-domain and --tcp-tls-ca-file need --tcp-tls-enabled');
+    return null;
+  }
+  let ca: Buffer | undefined;
+  if (caFile !== undefined) {
+    try {
+      ca = readFileSync(caFile);
+    } catch (error) {
+      throw new ShoalInvalidArgumentError(`cannot read the TLS CA file ${caFile}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return { ...(domain === undefined ? {} : { servername: domain }), ...(ca === undefined ? {} : { ca }) };
+}
+
+function resolveAddressAndCredentials(options: GlobalOptions, env: Env): Target {
   const url = options.url ?? env['SHOAL_URL'];
   const parsedUrl = url === undefined || url === '' ? null : parseConnectionString(url);
   const stored = readStoredSession(env);
@@ -116,6 +151,7 @@ export function requestTimeoutMs(options: GlobalOptions): number {
 export function openClient(target: Target, options: GlobalOptions, withCredentials = true): ShoalClient {
   return new ShoalClient({
     address: target.address,
+    ...(target.tls === null || target.tls === undefined ? {} : { tls: target.tls }),
     ...(withCredentials && target.credentials !== null ? { credentials: target.credentials } : {}),
     requestTimeoutMs: requestTimeoutMs(options),
     connectTimeoutMs: 5000,

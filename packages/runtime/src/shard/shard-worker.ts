@@ -200,6 +200,7 @@ class ShardWorker implements ForwardedRequestSink {
         writeStallTimeoutMs: config.tcp.writeStallTimeoutMs,
       },
       connectionsMax: config.tcp.connectionsMax,
+      tls: rt.data.role === 'shard' ? rt.data.clientTls : null,
       handler: this.#plane,
       log: rt.log.child('listener'),
       timing: { observe: (command, elapsedMs) => rt.metrics.request(command).observeMs(elapsedMs) },
