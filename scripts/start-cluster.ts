@@ -160,6 +160,8 @@ function printSummary(config: ShoalConfig, view: ClusterView, root: string): voi
     out('set IGGY_ROOT_USERNAME and IGGY_ROOT_PASSWORD before the first start to choose your own.');
   }
   out(`Try:  npx shoal --tcp-server-address 127.0.0.1:${first?.ports.tcp ?? 8090} -u ${config.root.username} -p ${config.root.password ?? ''} stream create demo`);
+  const http = config.cluster.nodes.find((n) => n.replicaId === 0)?.ports.http ?? null;
+  if (http !== null) out(`Dashboard: http://127.0.0.1:${http}/ui`);
   out('Any node takes any command (writes are redirected to the primary). Ctrl-C stops all three nodes.');
   out('');
 }

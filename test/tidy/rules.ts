@@ -16,7 +16,7 @@ export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   'apps/server': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'ring', 'runtime'],
   'apps/cli': ['stdx', 'protocol', 'client', 'runtime'],
   'apps/vopr': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'client', 'simulator'],
-  'bench/micro': ['stdx', 'protocol', 'ring', 'consensus', 'storage', 'state', 'replica'],
+  'bench/micro': ['stdx', 'protocol', 'ring', 'consensus', 'storage', 'state', 'replica', 'runtime'],
   'bench/load': ['stdx', 'protocol', 'client', 'runtime'],
   'bench/node': ['stdx', 'protocol', 'client'],
 };

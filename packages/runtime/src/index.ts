@@ -9,7 +9,15 @@ export { runNode, Supervisor, SHOAL_VERSION, type SupervisorOptions } from './no
 export { FatalReason, exitCodeOf, isFatalReason } from './node/exit-codes.js';
 export { createLogger, Logger, LogFilter, type LogSink, type LogFields } from './log/logger.js';
 export { shardOfGroup, murmur3OfU64 } from './shard/shard-of.js';
-export { renderMetrics, type NodeMetricsInput } from './metrics/prometheus.js';
+export { nodeMetrics, type NodeMetricsInput } from './metrics/prometheus.js';
+export { histogramMetric, renderExposition } from './metrics/exposition.js';
+// The hot-path metrics pieces, for bench/micro's `metrics` suite.
+export { LatencyHistogram, HistogramFamily, LATENCY_BUCKETS_SECONDS } from './metrics/histogram.js';
+export { ThreadMetrics } from './metrics/thread-metrics.js';
+export { CommitTimer } from './metrics/commit-timer.js';
+export { ReplicationTimer } from './metrics/replication-timer.js';
+export { RequestTiming } from './client-plane/request-timing.js';
+export type { NodeSummary, ClusterSummary } from './node/node-api.js';
 export type { ThreadStats, GroupStats, HeapStats } from './metrics/thread-stats.js';
 export { hashPassword, verifyPassword, SCRYPT_PARAMS, type ScryptParams } from './pool/password-hash.js';
 export { StatusTable, type StatusTableHandle } from './status/status-table.js';

@@ -46,7 +46,7 @@ describe('request ledger: which request a core reply answers', () => {
     ledger.record(2, 1n << 63n, { request: 6n, operation: Operation.CreateStream, timestamp: 2n, client: 9n, requestChecksum: 0n });
     ledger.forget(2, 1n << 63n, 6n);
     const eviction = encodeEvictionHeader({ client: 9n, reason: EvictionReason.NoSession });
-    expect(ledger.match(2, 1n << 63n, eviction)).toEqual({ frame: eviction, completes: true });
+    expect(ledger.match(2, 1n << 63n, eviction)).toEqual({ frame: eviction, completes: true, recordedMs: 0 });
     expect(ledger.size).toBe(0);
   });
 

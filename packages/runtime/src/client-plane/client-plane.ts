@@ -88,6 +88,7 @@ export class ClientPlane implements ConnectionHandler {
       : h.operation === Operation.Register ? registerCode(frame)
         : (commandForOperation(h.operation)?.code ?? 0);
     this.#count(code);
+    connection.command = code;
     if (problem !== null && problem !== 'session_zero' && problem !== 'request_zero') {
       if (CLOSE_PROBLEMS.has(problem)) return connection.close(`request_${problem}`);
       if (OPERATION_PROBLEMS.has(problem)) return this.#evict(connection, h.client, EvictionReason.InvalidRequestOperation);

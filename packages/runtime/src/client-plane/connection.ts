@@ -22,6 +22,7 @@
  */
 import type { Socket } from 'node:net';
 import { FrameDecoder } from '@shoal/protocol';
+import { RequestTiming, type RequestTimingSink } from './request-timing.js';
 
 export interface ConnectionLimits {
   readonly frameSizeMax: number;
@@ -47,6 +48,8 @@ export interface ConnectionHandler {
   onClose(connection: ClientConnection, reason: string): void;
   /** Shard-wide back-pressure: true while the shard's outbound rings are backed up. */
   readonly holdReads: () => boolean;
+  /** Where request end-to-end times go (none: not measured). */
+  readonly timing?: RequestTimingSink;
 }
 
 export interface ConnectionCounters {
@@ -81,6 +84,8 @@ export class ClientConnection {
   inFlight = 0;
   /** Round-robin over a consumer group member's partitions when it polls without a partition id. */
   groupCounter = 0;
+  /** The command code of the frame being handled (set by the handler; request latency by command). */
+  command = 0;
   closed = false;
   /**
    * Read-your-writes: per partition group, the op of the latest committed reply this connection
@@ -104,6 +109,7 @@ export class ClientConnection {
   #closeReason = '';
   /** Corked until the end of the current turn (see `#corkForTurn`). */
   #corked = false;
+  readonly #timing: RequestTiming | null;
   #channel = false;
 
   constructor(socket: Socket, ids: { token: number; slot: number; clientId: number }, limits: ConnectionLimits,
@@ -118,6 +124,7 @@ export class ClientConnection {
     this.#counters = counters;
     this.#lastActivityMs = nowMs;
     this.#decoder = new FrameDecoder({ frameSizeMax: limits.frameSizeMax, assemblyRetainBytes: ASSEMBLY_RETAIN_BYTES });
+    this.#timing = handler.timing === undefined ? null : new RequestTiming(handler.timing);
   }
 
   start(): void {
@@ -134,6 +141,7 @@ export class ClientConnection {
     if (this.closed) return;
     this.#corkForTurn();
     this.#counters.bytesOut += frame.length;
+    if (!this.#channel) this.#timing?.replied(frame, this.command);
     this.socket.write(frame);
     this.#checkOverflow();
   }
@@ -142,6 +150,7 @@ export class ClientConnection {
   sendParts(parts: readonly Uint8Array[]): void {
     if (this.closed) return;
     this.#corkForTurn();
+    if (parts.length > 0 && !this.#channel) this.#timing?.replied(parts[0] as Uint8Array, this.command);
     for (const part of parts) {
       this.#counters.bytesOut += part.length;
       this.socket.write(part);
@@ -207,6 +216,7 @@ export class ClientConnection {
   /** One asynchronous request finished (answered or not): free its in-flight slot. */
   requestDone(): void {
     if (this.inFlight > 0) this.inFlight -= 1;
+    if (this.inFlight === 0) this.#timing?.settle();
     this.pump();
   }
 
@@ -278,7 +288,17 @@ export class ClientConnection {
       // Re-read each time: the first frame may turn this connection into a channel (new decoder).
       const frame = this.#decoder.pull();
       if (frame === null) break;
-      this.#handler.onFrame(this, frame);
+      // A forwarding channel carries other nodes' requests: their node times them end to end.
+      const timing = this.#channel ? null : this.#timing;
+      if (timing === null) {
+        this.#handler.onFrame(this, frame);
+      } else {
+        const inFlight = this.inFlight;
+        this.command = 0;
+        timing.begin(frame);
+        this.#handler.onFrame(this, frame);
+        timing.end(this.command, this.inFlight > inFlight, this.inFlight);
+      }
       if (this.closed) return;
     }
     const decoder = this.#decoder;

@@ -22,6 +22,7 @@ import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
 import type { Logger } from '../log/logger.js';
 import type { StatusTable } from '../status/status-table.js';
 import { ClientConnection, type ConnectionHandler, type ConnectionLimits } from './connection.js';
+import type { RequestTimingSink } from './request-timing.js';
 import { CLIENT_TLS_MAX_VERSION, CLIENT_TLS_MIN_VERSION, type ClientTlsMaterial } from './tls.js';
 import { FORWARD_SLOT_BASE, makeToken, nextGeneration, tokenSlot } from './token.js';
 
@@ -35,6 +36,8 @@ export interface ListenerOptions {
   readonly tls: ClientTlsMaterial | null;
   readonly handler: ConnectionHandler;
   readonly log: Logger;
+  /** Request end-to-end times (shoal_request_duration_seconds); none: not measured. */
+  readonly timing?: RequestTimingSink;
 }
 
 export interface ListenerCounters {
@@ -173,6 +176,7 @@ export class ClientListener {
       onFrame: (connection, frame) => o.handler.onFrame(connection, frame),
       onClose: (connection, reason) => this.#onClose(connection, reason),
       holdReads: o.handler.holdReads,
+      ...(o.timing === undefined ? {} : { timing: o.timing }),
     };
     const connection = new ClientConnection(socket, { token, slot, clientId: o.status.nextClientId() }, o.limits, handler, this.counters, Date.now());
     this.#connections[slot] = connection;

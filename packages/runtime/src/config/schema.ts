@@ -103,7 +103,7 @@ export const SECTIONS: readonly SectionSpec[] = [
   { path: 'system.sharding', doc: 'Shard worker count, inter-thread rings, shutdown budgets.' },
   { path: 'tcp', doc: 'The client listener (Iggy binary protocol over TCP).' },
   { path: 'tcp.tls', doc: 'TLS (1.2 and 1.3) on the client listener: when enabled the listener serves TLS only, on the same address.' },
-  { path: 'http', doc: 'HTTP listener. Shoal serves only the Prometheus metrics endpoint on it.' },
+  { path: 'http', doc: 'HTTP listener: Prometheus metrics, the `/ready` and `/live` probes, the dashboard (`/ui`) and its JSON (`/api/v1/*`); see operations.md "HTTP endpoints".' },
   { path: 'http.metrics', doc: 'Prometheus text endpoint.' },
   { path: 'heartbeat', doc: 'Client heartbeat: stale consumer-group members are released.' },
   { path: 'personal_access_token', doc: 'Personal access tokens.' },
@@ -227,12 +227,12 @@ export const KEYS: readonly KeySpec[] = [
     rules: ['Required (and must load) when TLS is on and `self_signed = false`.'] },
 
   // ── [http] ──────────────────────────────────────────────────────────────────────────────
-  { path: 'http.enabled', kind: 'bool', default: true, doc: 'Serve HTTP (the metrics endpoint).' },
+  { path: 'http.enabled', kind: 'bool', default: true, doc: 'Serve HTTP (metrics, probes, dashboard).' },
   { path: 'http.address', kind: 'address', default: '127.0.0.1:3000',
     doc: 'Bind address. In cluster mode only the host part is used; the port comes from the roster (`ports.http`).' },
   { path: 'http.max_request_size', kind: 'size', default: '2 MB', min: 1, max: 64 * MiB,
     doc: 'Largest HTTP request body.' },
-  { path: 'http.metrics.enabled', kind: 'bool', default: true, doc: 'Expose Prometheus metrics.' },
+  { path: 'http.metrics.enabled', kind: 'bool', default: true, doc: 'Expose Prometheus metrics (the probes and the dashboard stay on the port either way).' },
   { path: 'http.metrics.endpoint', kind: 'string', default: '/metrics', nonempty: true,
     doc: 'Metrics path.', rules: ['Must start with `/`.'] },
 
@@ -361,7 +361,7 @@ export const KEYS: readonly KeySpec[] = [
   { path: 'cluster.nodes[].ports.quic', kind: 'uint', min: 1, max: 65535,
     doc: 'Accepted for roster compatibility; Shoal serves no QUIC.' },
   { path: 'cluster.nodes[].ports.http', kind: 'uint', min: 1, max: 65535,
-    doc: 'HTTP (metrics) port.', rules: ['Required when `http.enabled`.'] },
+    doc: 'HTTP port (metrics, probes, dashboard).', rules: ['Required when `http.enabled`.'] },
   { path: 'cluster.nodes[].ports.websocket', kind: 'uint', min: 1, max: 65535,
     doc: 'Accepted for roster compatibility; Shoal serves no WebSocket.' },
   { path: 'cluster.nodes[].ports.tcp_replica', kind: 'uint', required: true, min: 1, max: 65535,

@@ -30,6 +30,8 @@ interface Entry {
   readonly timestamp: bigint;
   readonly client: bigint;
   readonly requestChecksum: bigint;
+  /** `performance.now()` when it was recorded (commit latency); 0 when the caller gave none. */
+  readonly recordedMs: number;
 }
 
 /** A request taken back from the ledger (its group's core will not answer it). */
@@ -41,6 +43,8 @@ export interface MatchedReply {
   readonly frame: Uint8Array;
   /** The reply answers a recorded request: the connection's in-flight slot is released. */
   readonly completes: boolean;
+  /** When the answered request was recorded (`record`'s `nowMs`); -1 when none matched. */
+  readonly recordedMs: number;
 }
 
 const REQUEST_AT = REPLY_HEADER.request.offset;
@@ -56,7 +60,7 @@ export class RequestLedger {
     return this.#size;
   }
 
-  record(token: number, group: bigint, request: { readonly request: bigint; readonly operation: number; readonly timestamp: bigint; readonly client: bigint; readonly requestChecksum: bigint }): void {
+  record(token: number, group: bigint, request: { readonly request: bigint; readonly operation: number; readonly timestamp: bigint; readonly client: bigint; readonly requestChecksum: bigint }, nowMs = 0): void {
     let entries = this.#byToken.get(token);
     if (entries === undefined) {
       entries = [];
@@ -64,7 +68,7 @@ export class RequestLedger {
     }
     entries.push({
       group, request: request.request, operation: request.operation, timestamp: request.timestamp, client: request.client,
-      requestChecksum: request.requestChecksum,
+      requestChecksum: request.requestChecksum, recordedMs: nowMs,
     });
     this.#size += 1;
   }
@@ -102,18 +106,19 @@ export class RequestLedger {
   /** Finds the request `frame` answers, patches the echo fields, and removes the entry. */
   match(token: number, group: bigint, frame: Uint8Array): MatchedReply {
     const entries = this.#byToken.get(token);
-    if (entries === undefined) return { frame, completes: false };
+    if (entries === undefined) return { frame, completes: false, recordedMs: -1 };
     const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
     const command = frame[COMMAND_OFFSET];
     if (command === ClientCommand.Eviction) {
       const index = entries.findIndex((e) => e.group === group);
-      if (index < 0) return { frame, completes: false };
+      if (index < 0) return { frame, completes: false, recordedMs: -1 };
+      const evicted = entries[index] as Entry;
       this.#remove(token, entries, index);
-      return { frame, completes: true };
+      return { frame, completes: true, recordedMs: evicted.recordedMs };
     }
     const request = view.getBigUint64(REQUEST_AT, true);
     const index = entries.findIndex((e) => e.group === group && e.request === request);
-    if (index < 0) return { frame, completes: false };
+    if (index < 0) return { frame, completes: false, recordedMs: -1 };
     const entry = entries[index] as Entry;
     this.#remove(token, entries, index);
     // A copy: the core may keep the frame it handed out (its reply cache).
@@ -121,7 +126,7 @@ export class RequestLedger {
     const out = new DataView(patched.buffer);
     out.setUint8(OPERATION_AT, entry.operation);
     out.setBigUint64(TIMESTAMP_AT, entry.timestamp, true);
-    return { frame: patched, completes: true };
+    return { frame: patched, completes: true, recordedMs: entry.recordedMs };
   }
 
   #remove(token: number, entries: Entry[], index: number): void {

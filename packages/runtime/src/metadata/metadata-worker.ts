@@ -19,7 +19,6 @@ import { join } from 'node:path';
 import type { ClientRequest } from '@shoal/consensus';
 import { ErrorCode, METADATA_GROUP, RequestHeaderView, clusterIdFromName, deleteSegmentsCommand } from '@shoal/protocol';
 import { encodeSnapshot } from '@shoal/state';
-import { RealDisk } from '@shoal/storage';
 import {
   INTERNAL_TOKEN, MetadataDriver, MetadataHost, type AppliedOp, type SessionResult,
 } from '@shoal/replica';
@@ -37,7 +36,11 @@ import { ReplicaLinks, linkSettings } from '../node/replica-links.js';
 import { WorkerRuntime, type WorkerControl } from '../node/worker-runtime.js';
 import { METADATA_THREAD, shardThread } from '../node/worker-data.js';
 import { HashPool } from '../pool/hash-pool.js';
-import { EventCounts } from '../metrics/thread-stats.js';
+import { performance } from 'node:perf_hooks';
+import { CommitTimer } from '../metrics/commit-timer.js';
+import { ReplicationTimer } from '../metrics/replication-timer.js';
+import { TimedDisk } from '../metrics/timed-disk.js';
+import { EventCounts, type CatalogSummary } from '../metrics/thread-stats.js';
 
 const TICK_MS = 10;
 /** Metadata-group events worth an info line (rare: a view change, a transfer). */
@@ -66,11 +69,15 @@ class MetadataWorker {
   readonly #replyContext: ReplyContext;
   #tick: NodeJS.Timeout | null = null;
   #readyPosted = false;
+  readonly #replication: ReplicationTimer;
+  readonly #commitTimer: CommitTimer;
 
   constructor(rt: WorkerRuntime) {
     this.#rt = rt;
     const config = rt.data.config;
     this.#shardCount = config.system.sharding.shardCount;
+    this.#replication = new ReplicationTimer(rt.metrics, 'metadata');
+    this.#commitTimer = new CommitTimer(rt.metrics, 'metadata');
     this.#turn = new Turn(() => this.#endTurn());
     this.#replyContext = {
       cluster: clusterIdFromName(config.cluster.name),
@@ -87,6 +94,7 @@ class MetadataWorker {
       log: rt.log.child('replica'),
       link: linkSettings(config),
       deliver: (_group, frame) => {
+        this.#replication.received(frame);
         this.#driver?.onMessage(frame);
       },
       ring: (thread, message) => {
@@ -109,12 +117,15 @@ class MetadataWorker {
     const rt = this.#rt;
     const config = rt.data.config;
     const transport = {
-      sendToReplica: (replica: number, frame: Uint8Array): void => this.#links.send(replica, METADATA_GROUP, frame),
+      sendToReplica: (replica: number, frame: Uint8Array): void => {
+        this.#replication.sent(frame);
+        this.#links.send(replica, METADATA_GROUP, frame);
+      },
       sendToClient: (client: bigint, token: number | null, frame: Uint8Array): void => this.#toClient(client, token, frame),
     };
     const opened = MetadataDriver.open({
       config: metadataConsensusConfig(config),
-      disk: new RealDisk(),
+      disk: new TimedDisk(rt.metrics, 'metadata'),
       transport,
       time: this.#clock,
       prng: randomPrng(),
@@ -258,7 +269,7 @@ class MetadataWorker {
       this.#reply(message.token, null, true);
       return;
     }
-    this.#ledger.record(message.token, METADATA_GROUP, request);
+    this.#ledger.record(message.token, METADATA_GROUP, request, performance.now());
     if (message.hostValue !== 0n) {
       const decoded = deleteSegmentsCommand.decodeRequest(request.body);
       const target = decoded.ok ? driver.state.topic(decoded.value.streamId, decoded.value.topicId) : undefined;
@@ -302,6 +313,7 @@ class MetadataWorker {
     const target = token ?? this.#tokenOfClient.get(client) ?? null;
     if (target === null || target === 0) return;
     const matched = this.#ledger.match(target, METADATA_GROUP, frame);
+    this.#commitTimer.replied(frame, matched.recordedMs);
     this.#reply(target, matched.frame, matched.completes);
   }
 
@@ -369,6 +381,8 @@ class MetadataWorker {
     if (driver === null) return;
     const role = driver.replica.role;
     this.#rt.status.publishMetadata(role.view, role.status, role.primaryIndex, BigInt(role.commitMax));
+    // Caught up (readiness): applied everything known committed, not transferring state, not ceded.
+    this.#rt.status.publishMetadataCaughtUp(role.commitMin === role.commitMax && !role.transferring && !role.ceded && driver.fatal === null);
   }
 
   #stats(): ReturnType<WorkerControl['stats']> {
@@ -395,6 +409,7 @@ class MetadataWorker {
       replicaPeers: this.#links.stats(),
       replicaHandshakes: this.#links.handshakes(),
       consensusEvents: this.#events.snapshot(),
+      ...(driver === null ? {} : { catalog: catalogOf(driver) }),
     };
   }
 
@@ -413,6 +428,18 @@ class MetadataWorker {
       this.#channels.close();
     });
   }
+}
+
+/** Names, partition counts and consumer groups with their member counts. */
+function catalogOf(driver: MetadataDriver): CatalogSummary {
+  const streams = [...driver.state.model.streams.values()].map((stream) => ({
+    id: stream.id, name: stream.name,
+    topics: [...stream.topics.values()].map((topic) => ({
+      id: topic.id, name: topic.name, partitions: topic.partitions.length,
+      consumerGroups: [...topic.consumerGroups.values()].map((g) => ({ id: g.id, name: g.name, members: g.members.size })),
+    })),
+  }));
+  return { streams };
 }
 
 function segmentKey(work: { streamId: number; topicId: number; partitionId: number; segmentsCount: number }): string {

@@ -1,46 +1,18 @@
 /**
- * The Prometheus text exposition (format 0.0.4) of a node, rendered by the supervisor on each
+ * The `shoal_*` metrics of a node as prom-client metric objects, built by the supervisor on each
  * scrape from the workers' `ThreadStats`, the ring occupancy it reads from the mesh's shared
- * memory, and its own process figures. Names and labels are listed in docs/operations.md.
+ * memory, the status table and its own process figures. metrics/exposition.ts merges them with
+ * the histograms and the standard metrics and renders the text. Names and labels are listed in
+ * docs/operations.md.
  */
 import type { Mesh } from '@shoal/ring';
-import type { HandshakeFigures, ThreadStats } from './thread-stats.js';
+import { type Labels, MetricSet } from './metric-set.js';
+import { partitionMetrics } from './partition-metrics.js';
+import type { HandshakeFigures, MetricJson, ThreadStats } from './thread-stats.js';
 
 /** Control words of a ring (docs/ring.md "Control words"): WRITE at word 0, READ at word 32. */
 const RING_WRITE_WORD = 0;
 const RING_READ_WORD = 32;
-
-type Labels = Readonly<Record<string, string>>;
-
-class Exposition {
-  readonly #lines: string[] = [];
-  readonly #declared = new Set<string>();
-
-  metric(name: string, type: 'counter' | 'gauge', help: string, samples: readonly (readonly [Labels, number])[]): void {
-    if (samples.length === 0) return;
-    if (!this.#declared.has(name)) {
-      this.#declared.add(name);
-      this.#lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    }
-    for (const [labels, value] of samples) this.#lines.push(`${name}${formatLabels(labels)} ${formatValue(value)}`);
-  }
-
-  text(): string {
-    return `${this.#lines.join('\n')}\n`;
-  }
-}
-
-function formatLabels(labels: Labels): string {
-  const entries = Object.entries(labels);
-  if (entries.length === 0) return '';
-  return `{${entries.map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`).join(',')}}`;
-}
-
-function formatValue(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : '-Inf';
-  return String(value);
-}
 
 export interface NodeMetricsInput {
   readonly version: string;
@@ -55,12 +27,15 @@ export interface NodeMetricsInput {
   readonly uptimeSeconds: number;
   /** The replica plane's handshake figures when it runs on the main thread (plaintext cluster). */
   readonly replicaHandshakes?: HandshakeFigures | null;
+  /** /ready's answer (node/readiness.ts). */
+  readonly ready: boolean;
 }
 
-export function renderMetrics(input: NodeMetricsInput): string {
-  const e = new Exposition();
+export function nodeMetrics(input: NodeMetricsInput): MetricJson[] {
+  const e = new MetricSet();
   const t = input.threads;
   e.metric('shoal_up', 'gauge', 'The node is serving.', [[{ node: input.node, version: input.version }, 1]]);
+  e.metric('shoal_ready', 'gauge', '1 while /ready answers 200: the metadata group has a reachable primary and this node caught up.', [[{}, input.ready ? 1 : 0]]);
   e.metric('shoal_uptime_seconds', 'gauge', 'Seconds since the supervisor started.', [[{}, input.uptimeSeconds]]);
   e.metric('shoal_process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, input.main.rss]]);
   e.metric('shoal_process_cpu_seconds_total', 'counter', 'User and system CPU time of the process.', [[{}, (input.cpu.user + input.cpu.system) / 1e6]]);
@@ -143,5 +118,6 @@ export function renderMetrics(input: NodeMetricsInput): string {
       Object.entries(hs.refused).map(([reason, n]) => [{ reason }, n] as const));
     e.metric('shoal_replica_duplicates_closed_total', 'counter', 'Handshakes closed because the peer already had a link.', [[{}, hs.duplicatesClosed]]);
   }
-  return e.text();
+  partitionMetrics(e, t);
+  return e.metrics;
 }

@@ -1,8 +1,71 @@
 /**
  * What one worker reports when the supervisor asks (a `stats_request` control message, on every
- * metrics scrape): plain data, posted with `postMessage`. The supervisor renders the Prometheus
- * text from these (metrics/prometheus.ts) plus what it can read itself (ring occupancy).
+ * metrics scrape and dashboard poll): plain data, posted with `postMessage`. The supervisor
+ * renders the Prometheus text from these (metrics/exposition.ts) plus what it can read itself
+ * (ring occupancy, the status table), and the dashboard's JSON (node/node-api.ts).
  */
+import type { HistogramFamilySnapshot } from './histogram.js';
+
+/** A metric as prom-client's `getMetricsAsJSON()` gives it (and `AggregatorRegistry.aggregate` takes it). */
+export interface MetricJson {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'counter' | 'gauge' | 'histogram' | 'summary';
+  readonly aggregator: 'sum' | 'first' | 'max' | 'min' | 'average' | 'omit';
+  readonly values: readonly { readonly value: number; readonly labels: Readonly<Record<string, string | number>>; readonly metricName?: string }[];
+}
+
+/** One partition replica on its owner shard, labelled by names (stream, topic) and id. */
+export interface PartitionSeries {
+  readonly stream: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly streamId: number;
+  readonly topicId: number;
+  /** The consensus group (u64 as a decimal string). */
+  readonly group: string;
+  /** Messages retained in the segments. */
+  readonly messages: number;
+  /** Messages appended since the partition was created or last purged (its next offset). */
+  readonly appended: number;
+  readonly currentOffset: number;
+  readonly bytes: number;
+  readonly segments: number;
+  /** This replica is the group's acting primary. */
+  readonly primary: boolean;
+  /** The primary this replica knows (replica id), or null in a view change. */
+  readonly primaryReplica: number | null;
+  readonly view: number;
+  readonly op: number;
+  readonly commit: number;
+}
+
+/** A consumer group's position on one partition (computed on the partition's owner shard). */
+export interface ConsumerGroupLag {
+  readonly stream: string;
+  readonly topic: string;
+  readonly group: string;
+  readonly groupId: number;
+  readonly partition: number;
+  /** The stored offset (the last message consumed), or null when the group stored none here. */
+  readonly storedOffset: number | null;
+  /** Messages after the stored offset (all retained messages when none is stored). */
+  readonly lag: number;
+}
+
+/** The catalog as the metadata worker has it (names, counts, members), for the dashboard and gauges. */
+export interface CatalogSummary {
+  readonly streams: readonly {
+    readonly id: number;
+    readonly name: string;
+    readonly topics: readonly {
+      readonly id: number;
+      readonly name: string;
+      readonly partitions: number;
+      readonly consumerGroups: readonly { readonly id: number; readonly name: string; readonly members: number }[];
+    }[];
+  }[];
+}
 export interface HeapStats {
   readonly usedBytes: number;
   readonly totalBytes: number;
@@ -85,6 +148,16 @@ export interface ThreadStats {
   readonly replicaHandshakes: HandshakeFigures | null;
   /** Consensus events of this thread's groups by `plane/event` (view changes, repairs, state transfers). */
   readonly consensusEvents: Readonly<Record<string, number>>;
+  /** The thread's latency histograms (metrics/thread-metrics.ts). */
+  readonly histograms: readonly HistogramFamilySnapshot[];
+  /** prom-client's per-isolate `nodejs_*` metrics of this thread, labelled `thread`. */
+  readonly nodejs: readonly MetricJson[];
+  /** Shards: the partition replicas they own. */
+  readonly partitions?: readonly PartitionSeries[];
+  /** Shards: consumer-group positions on the partitions they own. */
+  readonly consumerGroups?: readonly ConsumerGroupLag[];
+  /** Metadata worker: the catalog. */
+  readonly catalog?: CatalogSummary;
 }
 
 /** Counts consensus events by `plane/event` for the metrics. */

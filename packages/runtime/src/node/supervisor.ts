@@ -1,11 +1,12 @@
 /**
  * The main thread of a node: acceptor and supervisor. It owns the configuration, the data
  * directory's identity (and `--fresh`), the shared memory (ring mesh, status table), the worker
- * threads, the metrics endpoint, signals and the exit code. It does no per-frame work: client
- * sockets live on the shards (a shared listening socket, client-plane/listener.ts). In cluster
- * mode it starts the replica plane once every worker serves: plaintext, the listener, dialer and
- * handshakes run here and each established link's fd is handed to a shard (`adopt_replica`); TLS,
- * the whole plane runs on one shard (`start_replica_plane`). See docs/cluster.md.
+ * threads, the HTTP port (metrics, probes, dashboard: node/http-server.ts), signals and the exit
+ * code. It does no per-frame work: client sockets live on the shards (a shared listening socket,
+ * client-plane/listener.ts). In cluster mode it starts the replica plane once every worker
+ * serves: plaintext, the listener, dialer and handshakes run here and each established link's fd
+ * is handed to a shard (`adopt_replica`); TLS, the whole plane runs on one shard
+ * (`start_replica_plane`). See docs/cluster.md.
  *
  * ```
  *  boot:   --fresh wipe ─▶ openDataDir (identity) ─▶ log file ─▶ status table + ring mesh
@@ -13,13 +14,13 @@
  *          ─▶ shard 0 binds tcp.address, reports the fd ─▶ relayed to shards 1..N-1 ─▶ all ready
  *          ─▶ cluster mode: replica plane started ─▶ one `ready` log line with the bound addresses
  *  run:    GET metrics.endpoint ─▶ stats_request to every worker ─▶ Prometheus text
+ *          GET /ready ─▶ the status table (node/readiness.ts); GET /api/v1/*, /ui (node/http-server.ts)
  *          a worker exits or throws, or reports `fatal` ─▶ fatal log line ─▶ exit(code of reason)
  *  stop:   SIGINT / SIGTERM ─▶ drain every shard (stop accepting, answer in-flight, close
  *          clients; bounded by shutdown_drain_timeout) ─▶ stop every worker (flush, fsync,
  *          close; bounded by shutdown_join_timeout) ─▶ exit 0
  * ```
  */
-import { createServer, type Server } from 'node:http';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -28,7 +29,9 @@ import { RealDisk, identityFor, openDataDir, wipeDataDir } from '@shoal/storage'
 import { renderConfig, type ShoalConfig } from '../config/index.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { LOG_FILE_NAME, LogFile, rotateLogs } from '../log/log-file.js';
-import { renderMetrics } from '../metrics/prometheus.js';
+import { DefaultMetrics } from '../metrics/default-metrics.js';
+import { histogramMetric, renderExposition } from '../metrics/exposition.js';
+import { nodeMetrics } from '../metrics/prometheus.js';
 import type { ThreadStats } from '../metrics/thread-stats.js';
 import { Header, StatusTable, type StatusTableHandle } from '../status/status-table.js';
 import { randomU128 } from '../engine/clock.js';
@@ -38,6 +41,9 @@ import { type ClientTlsMaterial, loadClientTls } from '../client-plane/tls.js';
 import { ReplicaPlane, ReplicaPlaneError } from '../replica-plane/index.js';
 import { handshakeFigures } from './replica-links.js';
 import { currentThreadId } from './thread-id.js';
+import { NodeHttpServer } from './http-server.js';
+import { type NodeSummary, clusterSummary, nodeSummary } from './node-api.js';
+import { type Readiness, readiness } from './readiness.js';
 import { METADATA_THREAD, type WorkerData, shardThread } from './worker-data.js';
 
 export const SHOAL_VERSION = '0.1.0';
@@ -76,7 +82,9 @@ export class Supervisor {
   #workers: WorkerEntry[] = [];
   #mesh: Mesh | null = null;
   #status: StatusTable | null = null;
-  #http: Server | null = null;
+  #http: NodeHttpServer | null = null;
+  /** process_* and the main thread's nodejs_* (prom-client). */
+  #defaults: DefaultMetrics | null = null;
   #logFile: LogFile | null = null;
   #statsId = 0;
   readonly #statsWaiters = new Map<number, { stats: ThreadStats[]; expected: number; done: (s: ThreadStats[]) => void }>();
@@ -87,6 +95,8 @@ export class Supervisor {
   /** Bounds the start only (`system.sharding.start_timeout`): cleared once every worker serves. */
   #startTimer: NodeJS.Timeout | null = null;
   #signalledAt = 0;
+  /** The `ready` line was logged: every worker serves (and, in a cluster, the replica plane listens). */
+  #serving = false;
   #replicaHandOffs = 0;
   /** Plaintext cluster: the replica plane (listener, dialer, handshakes) on this thread. */
   #replicaPlane: ReplicaPlane | null = null;
@@ -371,6 +381,7 @@ export class Supervisor {
     if (this.#phase !== 'running') return; // a signal or a fatal error while the plane started
     this.#writeRuntimeConfig();
     this.#writeThreads();
+    this.#serving = true;
     this.#log.info('ready', {
       tcp: this.#tcpAddress, http: this.#httpAddress, shards: this.#config.system.sharding.shardCount,
       ...(this.#config.cluster.enabled ? { replica: this.#config.node.replicaId, replicaAddress: this.#replicaAddress } : {}),
@@ -455,57 +466,79 @@ export class Supervisor {
     });
   }
 
-  // ---- metrics endpoint ---------------------------------------------------------------------
+  // ---- HTTP: metrics, probes, dashboard ----------------------------------------------------
 
   async #startHttp(): Promise<void> {
     const config = this.#config;
     const endpoint = config.node.listeners.http;
-    if (endpoint === null || !config.http.metrics.enabled) return;
-    const path = config.http.metrics.endpoint;
-    const server = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      if (req.method !== 'GET') {
-        res.writeHead(405).end();
-        return;
-      }
-      if (url.pathname === '/ping') {
-        res.writeHead(200, { 'content-type': 'text/plain' }).end('pong\n');
-        return;
-      }
-      if (url.pathname !== path) {
-        res.writeHead(404).end();
-        return;
-      }
-      // `?gc=1` asks every thread to collect garbage first (needs --expose-gc; tests measure heaps with it).
-      void this.#collectStats(url.searchParams.get('gc') === '1').then((threads) => {
-        const mesh = this.#mesh;
-        const status = this.#status;
-        if (mesh === null || status === null) {
-          res.writeHead(503).end();
-          return;
-        }
-        if (url.searchParams.get('gc') === '1') (globalThis as { gc?: () => void }).gc?.();
-        const body = renderMetrics({
-          version: SHOAL_VERSION, node: config.node.name, threads, mesh,
-          threadName: (thread) => (thread === METADATA_THREAD ? 'metadata' : `shard-${thread - 1}`),
-          connectionsOpen: status.connectionsOpen, main: process.memoryUsage(), cpu: process.cpuUsage(),
-          uptimeSeconds: (Date.now() - this.#startedAt) / 1000,
-          replicaHandshakes: this.#replicaPlane === null ? null : handshakeFigures(this.#replicaPlane),
-        });
-        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(body);
-      });
-    });
+    if (endpoint === null) return;
+    if (config.http.metrics.enabled) this.#defaults = new DefaultMetrics('main');
+    const server = new NodeHttpServer({
+      metrics: (gc) => this.#metricsText(gc),
+      readiness: () => this.#readiness(),
+      node: async () => this.#nodeSummary(await this.#collectStats(false)),
+      cluster: async () => clusterSummary(config, this.#nodeSummary(await this.#collectStats(false)), (r) => this.#linkUp(r)),
+    }, config.http.metrics.enabled ? config.http.metrics.endpoint : null, this.#log.child('http'));
     this.#http = server;
-    await new Promise<void>((resolve) => {
-      server.once('error', (error) => this.fatal('listen_failed', `http ${endpoint.host}:${endpoint.port}: ${error.message}`));
-      server.listen(endpoint.port, endpoint.host, () => {
-        const address = server.address();
-        if (address !== null && typeof address !== 'string') {
-          this.#httpAddress = `${address.address}:${address.port}`;
-          this.#status?.publishBoundPort('http', address.port);
-        }
-        resolve();
-      });
+    try {
+      const bound = await server.listen(endpoint.host, endpoint.port);
+      this.#httpAddress = `${bound.host}:${bound.port}`;
+      this.#status?.publishBoundPort('http', bound.port);
+    } catch (error) {
+      this.fatal('listen_failed', `http ${endpoint.host}:${endpoint.port}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  #linkUp(replica: number): boolean {
+    return replica === this.#config.node.replicaId || (this.#status?.replicaOwner(replica) ?? -1) >= 0;
+  }
+
+  #readiness(): Readiness {
+    const status = this.#status;
+    const config = this.#config;
+    const metadata = status?.metadata() ?? { status: 'recovering' as const, primary: 0 };
+    return readiness({
+      serving: this.#phase === 'running' && this.#serving,
+      replicaCount: config.node.replicaCount,
+      self: config.node.replicaId,
+      metadata,
+      caughtUp: status?.metadataCaughtUp ?? false,
+      linkUp: (r) => this.#linkUp(r),
+    });
+  }
+
+  async #metricsText(gc: boolean): Promise<string> {
+    // `?gc=1` asks every thread to collect garbage first (needs --expose-gc; tests measure heaps with it).
+    const threads = await this.#collectStats(gc);
+    const mesh = this.#mesh;
+    const status = this.#status;
+    if (mesh === null || status === null) return '';
+    if (gc) (globalThis as { gc?: () => void }).gc?.();
+    const config = this.#config;
+    const shoal = nodeMetrics({
+      version: SHOAL_VERSION, node: config.node.name, threads, mesh,
+      threadName: (thread: number) => (thread === METADATA_THREAD ? 'metadata' : `shard-${thread - 1}`),
+      connectionsOpen: status.connectionsOpen, main: process.memoryUsage(), cpu: process.cpuUsage(),
+      uptimeSeconds: (Date.now() - this.#startedAt) / 1000,
+      replicaHandshakes: this.#replicaPlane === null ? null : handshakeFigures(this.#replicaPlane),
+      ready: this.#readiness().ready,
+    });
+    const defaults = (await this.#defaults?.all()) ?? [];
+    return renderExposition([defaults, ...threads.map((t) => t.nodejs), shoal, ...threads.map((t) => t.histograms.map(histogramMetric))]);
+  }
+
+  #nodeSummary(threads: readonly ThreadStats[]): NodeSummary {
+    const status = this.#status;
+    const metadata = status?.metadata() ?? { view: 0, status: 'recovering' as const, primary: 0, commit: 0n };
+    return nodeSummary({
+      config: this.#config, version: SHOAL_VERSION, uptimeSeconds: (Date.now() - this.#startedAt) / 1000,
+      addresses: { tcp: this.#tcpAddress, http: this.#httpAddress, replica: this.#replicaAddress },
+      readiness: this.#readiness(),
+      metadata: { view: metadata.view, status: metadata.status, commit: metadata.commit, caughtUp: status?.metadataCaughtUp ?? false },
+      connections: status?.connectionsOpen ?? 0,
+      linkUp: (r) => this.#linkUp(r),
+      threads,
+      now: Date.now(),
     });
   }
 }

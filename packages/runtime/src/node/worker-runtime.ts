@@ -10,6 +10,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger, type Logger } from '../log/logger.js';
 import { LogFile } from '../log/log-file.js';
 import { join } from 'node:path';
+import { DefaultMetrics } from '../metrics/default-metrics.js';
+import { ThreadMetrics } from '../metrics/thread-metrics.js';
 import { heapStats, type ThreadStats } from '../metrics/thread-stats.js';
 import { Header, StatusTable } from '../status/status-table.js';
 import { type SupervisorToWorker, type WorkerToSupervisor, isSupervisorMessage } from './control.js';
@@ -25,7 +27,7 @@ export interface WorkerControl {
   onAdoptReplica?(replica: number, fd: number, leftover: Uint8Array): void;
   /** TLS: run the replica plane on this thread. */
   onStartReplicaPlane?(): void;
-  stats(): Omit<ThreadStats, 'thread' | 'heap' | 'loopDelay'>;
+  stats(): Omit<ThreadStats, 'thread' | 'heap' | 'loopDelay' | 'histograms' | 'nodejs'>;
 }
 
 export class WorkerRuntime {
@@ -33,6 +35,10 @@ export class WorkerRuntime {
   readonly name: string;
   readonly log: Logger;
   readonly status: StatusTable;
+  /** This thread's latency histograms (posted with every stats report). */
+  readonly metrics = new ThreadMetrics();
+  /** prom-client's per-isolate metrics; null when the node serves no metrics (nobody could read them). */
+  readonly #defaults: DefaultMetrics | null;
   #stopped = false;
   #control: WorkerControl | null = null;
   /** Control messages that arrived before `attach` (e.g. the listening fd while a shard still boots). */
@@ -50,6 +56,8 @@ export class WorkerRuntime {
       ? new LogFile(join(workerData.config.system.path, logging.path), this.status.words, Header.LOG_GENERATION)
       : null;
     this.log = createLogger({ logging, thread: this.name, target: 'runtime', file });
+    const served = workerData.config.node.listeners.http !== null && workerData.config.http.metrics.enabled;
+    this.#defaults = served ? new DefaultMetrics(this.name) : null;
     parentPort.on('message', (message: unknown) => this.#onControl(message));
     this.#loopDelay.enable();
     this.post({ type: 'thread', tid: currentThreadId() });
@@ -104,20 +112,27 @@ export class WorkerRuntime {
         if (control.onStartReplicaPlane === undefined) this.fatal('assertion', 'start_replica_plane sent to a worker without a replica plane');
         else control.onStartReplicaPlane();
         return;
-      case 'stats_request': {
-        if (m.gc) (globalThis as { gc?: () => void }).gc?.();
-        const body = control.stats();
-        const heap = heapStats(process.memoryUsage());
-        const v8heap = getHeapStatistics();
-        const d = this.#loopDelay;
-        const loopDelay = { p50Ms: d.percentile(50) / 1e6, p99Ms: d.percentile(99) / 1e6, maxMs: d.max / 1e6 };
-        d.reset();
-        this.post({
-          type: 'stats', id: m.id,
-          stats: { ...body, thread: this.name, heap: { ...heap, usedBytes: v8heap.used_heap_size, totalBytes: v8heap.total_heap_size }, loopDelay },
-        });
+      case 'stats_request':
+        void this.#report(m.id, m.gc, control);
         return;
-      }
     }
+  }
+
+  async #report(id: number, gc: boolean, control: WorkerControl): Promise<void> {
+    if (gc) (globalThis as { gc?: () => void }).gc?.();
+    const body = control.stats();
+    const heap = heapStats(process.memoryUsage());
+    const v8heap = getHeapStatistics();
+    const d = this.#loopDelay;
+    const loopDelay = { p50Ms: d.percentile(50) / 1e6, p99Ms: d.percentile(99) / 1e6, maxMs: d.max / 1e6 };
+    d.reset();
+    const nodejs = (await this.#defaults?.isolate().catch(() => [])) ?? [];
+    this.post({
+      type: 'stats', id,
+      stats: {
+        ...body, thread: this.name, heap: { ...heap, usedBytes: v8heap.used_heap_size, totalBytes: v8heap.total_heap_size }, loopDelay,
+        histograms: this.metrics.snapshot(), nodejs,
+      },
+    });
   }
 }

@@ -34,7 +34,11 @@ import { WallClock, randomPrng } from '../engine/clock.js';
 import { partitionConsensusConfig } from '../engine/consensus-config.js';
 import type { RequestLedger } from '../engine/request-ledger.js';
 import type { Logger } from '../log/logger.js';
-import { EventCounts, type GroupStats } from '../metrics/thread-stats.js';
+import { performance } from 'node:perf_hooks';
+import { CommitTimer } from '../metrics/commit-timer.js';
+import { ReplicationTimer } from '../metrics/replication-timer.js';
+import type { ThreadMetrics } from '../metrics/thread-metrics.js';
+import { EventCounts, type ConsumerGroupLag, type GroupStats, type PartitionSeries } from '../metrics/thread-stats.js';
 import { METADATA_THREAD } from '../node/worker-data.js';
 import type { StatusTable } from '../status/status-table.js';
 import { shardOfGroup } from './shard-of.js';
@@ -63,6 +67,8 @@ export interface PartitionHostOptions {
   readonly touched: () => void;
   /** A replica-plane frame from a partition driver to a peer (node/replica-links.ts). */
   readonly toReplica: (replica: number, group: bigint, frame: Uint8Array) => void;
+  /** The shard's latency histograms (commit, replication round trip). */
+  readonly metrics: ThreadMetrics;
 }
 
 interface Owned {
@@ -80,6 +86,8 @@ interface Owned {
    */
   readonly overflow: ClientRequest[];
   overflowBytes: number;
+  /** Prepare → PrepareOk per peer (shoal_replication_round_trip_seconds). */
+  readonly replication: ReplicationTimer;
   /**
    * Writes forwarded to `forwardPeer` and not answered yet. A write whose target differs (this
    * replica, or another peer after a view change) waits in `held` until they are answered, so a
@@ -111,12 +119,14 @@ export class PartitionHost implements ForwardOutcomes {
   readonly #dirty = new Set<bigint>();
   #tableFullLogged = false;
   readonly events = new EventCounts();
+  readonly #commitTimer: CommitTimer;
   /** This shard's forwarding links to the other nodes (requests for partitions they lead). */
   readonly #links: ForwardLinks;
 
   constructor(options: PartitionHostOptions) {
     this.#o = options;
     this.#layout = new DataDirLayout(options.config.system.path);
+    this.#commitTimer = new CommitTimer(options.metrics, 'partition');
     this.#links = new ForwardLinks(options.config, this, options.log.child('forwarding'));
   }
 
@@ -319,6 +329,7 @@ export class PartitionHost implements ForwardOutcomes {
   onReplicaFrame(group: bigint, frame: Uint8Array): void {
     const owned = this.#owned.get(group);
     if (owned === undefined) return;
+    owned.replication.received(frame);
     owned.driver.onMessage(frame);
     this.#resubmit(owned);
     this.#o.touched();
@@ -369,6 +380,50 @@ export class PartitionHost implements ForwardOutcomes {
     return out;
   }
 
+  /** Every owned partition with its names (from the shard's metadata copy), for metrics and the dashboard. */
+  series(state: MetadataState): PartitionSeries[] {
+    const out: PartitionSeries[] = [];
+    for (const [group, owned] of this.#owned) {
+      const r = owned.route;
+      const found = state.topic({ kind: 'numeric', value: r.streamId }, { kind: 'numeric', value: r.topicId });
+      if (found === undefined) continue;
+      const c = owned.driver.counters();
+      const role = owned.driver.replica.role;
+      out.push({
+        stream: found.stream.name, topic: found.topic.name, partition: r.partitionId, streamId: r.streamId, topicId: r.topicId,
+        group: group.toString(), messages: Number(c.messagesCount), appended: Number(owned.driver.state.nextOffset),
+        currentOffset: Number(c.currentOffset), bytes: Number(c.sizeBytes), segments: c.segmentsCount,
+        primary: owned.acting, primaryReplica: owned.primary === NO_PRIMARY ? null : owned.primary,
+        view: role.view, op: role.op, commit: role.commitMax,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Every consumer group of every owned partition's topic: its stored offset here and the
+   * messages after it (all retained messages when it stored none).
+   */
+  consumerGroupLags(state: MetadataState): ConsumerGroupLag[] {
+    const out: ConsumerGroupLag[] = [];
+    for (const owned of this.#owned.values()) {
+      const r = owned.route;
+      const found = state.topic({ kind: 'numeric', value: r.streamId }, { kind: 'numeric', value: r.topicId });
+      if (found === undefined || found.topic.consumerGroups.size === 0) continue;
+      const partition = owned.driver.state;
+      const retained = Number(owned.driver.counters().messagesCount);
+      for (const group of found.topic.consumerGroups.values()) {
+        const stored = partition.offsets.get({ kind: 'consumer_group', key: group.id });
+        const lag = stored === undefined ? retained : Math.max(0, Number(partition.nextOffset) - 1 - Number(stored));
+        out.push({
+          stream: found.stream.name, topic: found.topic.name, group: group.name, groupId: group.id, partition: r.partitionId,
+          storedOffset: stored === undefined ? null : Number(stored), lag,
+        });
+      }
+    }
+    return out;
+  }
+
   /** Clean shutdown: every driver flushes, syncs its log, records its frontier and closes. */
   closeAll(): void {
     this.#links.close();
@@ -382,11 +437,15 @@ export class PartitionHost implements ForwardOutcomes {
     if (found === undefined) throw new AssertionError('partition host: a routed partition without its topic');
     const settings = topicSettingsOf(found.topic.options);
     const group = route.consensusGroupId;
+    const replication = new ReplicationTimer(o.metrics, 'partition');
     const opened = PartitionDriver.open({
       config: partitionConsensusConfig(o.config),
       disk: o.disk,
       transport: {
-        sendToReplica: (replica, frame) => o.toReplica(replica, group, frame),
+        sendToReplica: (replica, frame) => {
+          replication.sent(frame);
+          o.toReplica(replica, group, frame);
+        },
         sendToClient: (_client, token, frame) => this.#onClientFrame(group, token, frame),
       },
       time: this.#clock,
@@ -428,7 +487,7 @@ export class PartitionHost implements ForwardOutcomes {
     }
     const owned: Owned = {
       driver: opened.driver, route, view: -1, primary: NO_PRIMARY, acting: false, overflow: [], overflowBytes: 0, forwardPeer: LOCAL,
-      forwardedWrites: 0, held: [],
+      forwardedWrites: 0, held: [], replication,
     };
     this.#owned.set(group, owned);
     opened.driver.observePartition(route);
@@ -460,7 +519,7 @@ export class PartitionHost implements ForwardOutcomes {
       client: header.client, request: header.request, session: header.session, requestChecksum: header.requestChecksum,
       operation: header.operation, body: message.body, userId: message.userId, timestamp: header.timestamp, token: message.token,
     };
-    o.ledger.record(message.token, message.group, request);
+    o.ledger.record(message.token, message.group, request, performance.now());
     const owned = this.#owned.get(message.group);
     // Behind parked requests a new one waits its turn (a producer's batches keep their order).
     const outcome = owned !== undefined && owned.overflow.length > 0 ? 'dropped' : driver.onRequest(request);
@@ -539,6 +598,7 @@ export class PartitionHost implements ForwardOutcomes {
   #onClientFrame(group: bigint, token: number | null, frame: Uint8Array): void {
     if (token === null) return; // the partition plane has no client table: every reply has its token
     const matched = this.#o.ledger.match(token, group, frame);
+    this.#commitTimer.replied(frame, matched.recordedMs);
     // Unmatched: a request already answered 57 when this replica lost the primary role, then
     // committed after all (this replica led again): the client has moved on.
     if (matched.completes) this.#o.deliver(token, group, matched.frame, true);

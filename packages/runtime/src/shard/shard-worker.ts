@@ -19,7 +19,6 @@
 import { randomBytes } from 'node:crypto';
 import xxhash from 'xxhash-wasm';
 import { ErrorCode, RequestHeaderView, clusterIdFromName } from '@shoal/protocol';
-import { RealDisk } from '@shoal/storage';
 import { concatBytes } from '@shoal/stdx';
 import { Channels } from '../channels/channels.js';
 import type { ChannelMessage, ClientRequestMessage, SessionSubmitMessage } from '../channels/messages.js';
@@ -41,6 +40,7 @@ import { ReplicaPlane, ReplicaPlaneError } from '../replica-plane/index.js';
 import { shardThread } from '../node/worker-data.js';
 import { WorkerRuntime, type WorkerControl } from '../node/worker-runtime.js';
 import { HashPool } from '../pool/hash-pool.js';
+import { TimedDisk } from '../metrics/timed-disk.js';
 import { MetadataCopy } from './metadata-copy.js';
 import { PartitionHost, RETENTION_INTERVAL_MS, copyRequest } from './partition-host.js';
 import { shardOfGroup } from './shard-of.js';
@@ -119,7 +119,7 @@ class ShardWorker implements ForwardedRequestSink {
     this.#partitions = new PartitionHost({
       shard: this.#shard,
       config,
-      disk: new RealDisk(),
+      disk: new TimedDisk(rt.metrics, 'partition'),
       status,
       ledger: this.#ledger,
       reply: this.#reply,
@@ -130,6 +130,7 @@ class ShardWorker implements ForwardedRequestSink {
       fatal: (reason, detail) => rt.fatal(driverFatalReason(reason), detail),
       touched: () => this.#turn.touch(),
       toReplica: (replica, group, frame) => this.#links.send(replica, group, frame),
+      metrics: rt.metrics,
     });
     this.#copy.onChange(() => this.#onMetadataChange());
     this.#channelServer = new ChannelServer({
@@ -202,6 +203,7 @@ class ShardWorker implements ForwardedRequestSink {
       tls: rt.data.role === 'shard' ? rt.data.clientTls : null,
       handler: this.#plane,
       log: rt.log.child('listener'),
+      timing: { observe: (command, elapsedMs) => rt.metrics.request(command).observeMs(elapsedMs) },
     });
     rt.attach({
       onDrain: (deadlineMs) => this.#drain(deadlineMs),
@@ -464,6 +466,9 @@ class ShardWorker implements ForwardedRequestSink {
       replicaPeers: this.#links.stats(),
       replicaHandshakes: this.#links.handshakes(),
       consensusEvents: this.#partitions.events.snapshot(),
+      ...(this.#copy.ready
+        ? { partitions: this.#partitions.series(this.#copy.state), consumerGroups: this.#partitions.consumerGroupLags(this.#copy.state) }
+        : {}),
     };
   }
 }

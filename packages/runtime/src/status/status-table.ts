@@ -18,6 +18,7 @@
  *    START_TIME_LO START_TIME_HI                               supervisor (immutable)
  *    BOUND_TCP_PORT                                            shard 0, once bound (port 0 = ephemeral)
  *    BOUND_HTTP_PORT                                           supervisor, once bound
+ *    METADATA_CAUGHT_UP  1 = applied all it knows committed    metadata worker (readiness)
  *    REPLICA_OWNER[32]  thread + 1 holding each peer's link    the adopting worker (cluster issue)
  *  threads   (threadCount × THREAD_WORDS)                      each thread its own record
  *    SEQ BYTES_IN(2) BYTES_OUT(2) MESSAGES_IN(2) CONNECTIONS
@@ -56,6 +57,8 @@ export const Header = {
   THREADS: 15,
   BOUND_TCP_PORT: 16,
   BOUND_HTTP_PORT: 17,
+  /** 1 while the metadata replica has applied everything it knows committed (and transfers nothing). */
+  METADATA_CAUGHT_UP: 18,
   /** 32 words: replica r's connection is on mesh thread REPLICA_OWNER[r] - 1 (0 = not connected). */
   REPLICA_OWNER: 32,
 } as const;
@@ -230,6 +233,14 @@ export class StatusTable {
     Atomics.store(w, Header.METADATA_PRIMARY, primary);
     Atomics.store(w, Header.METADATA_COMMIT_LO, Number(commit & 0xffff_ffffn) | 0);
     Atomics.store(w, Header.METADATA_COMMIT_HI, Number((commit >> 32n) & 0xffff_ffffn) | 0);
+  }
+
+  publishMetadataCaughtUp(caughtUp: boolean): void {
+    Atomics.store(this.words, Header.METADATA_CAUGHT_UP, caughtUp ? 1 : 0);
+  }
+
+  get metadataCaughtUp(): boolean {
+    return Atomics.load(this.words, Header.METADATA_CAUGHT_UP) === 1;
   }
 
   metadata(): { view: number; status: MetadataStatusName; primary: number; commit: bigint } {

@@ -1,0 +1,125 @@
+/**
+ * The node's HTTP port (`http.address`): metrics, probes, the dashboard and its JSON. Read-only
+ * and unauthenticated, like the metrics endpoint always was: bind it to a private interface.
+ *
+ * | path                     | answer                                                            |
+ * |--------------------------|-------------------------------------------------------------------|
+ * | `http.metrics.endpoint`  | Prometheus text (default `/metrics`; `?gc=1` collects garbage first) |
+ * | `/ping`, `/live`         | 200 `pong` while the process runs                                 |
+ * | `/ready`                 | 200 when this node can serve, else 503; JSON with the failed checks |
+ * | `/api/v1/node`           | this node's summary (node/node-api.ts)                            |
+ * | `/api/v1/cluster`        | every roster node's summary, fetched by this node                 |
+ * | `/ui`, `/ui/…`           | the dashboard (node/ui-assets.ts)                                 |
+ *
+ * GET and HEAD only (405 otherwise). A handler that throws answers 500 and logs; it never takes
+ * the node down.
+ */
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { Logger } from '../log/logger.js';
+import { EXPOSITION_CONTENT_TYPE } from '../metrics/exposition.js';
+import type { ClusterSummary, NodeSummary } from './node-api.js';
+import type { Readiness } from './readiness.js';
+import { UiAssets } from './ui-assets.js';
+
+/** What the HTTP port asks the supervisor. */
+export interface HttpHost {
+  metrics(gc: boolean): Promise<string>;
+  readiness(): Readiness;
+  node(): Promise<NodeSummary>;
+  cluster(): Promise<ClusterSummary>;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export class NodeHttpServer {
+  readonly #host: HttpHost;
+  readonly #log: Logger;
+  /** Null: `http.metrics.enabled` is off (the path answers 404). */
+  readonly #metricsPath: string | null;
+  readonly #assets = new UiAssets();
+  readonly #server: Server;
+
+  constructor(host: HttpHost, metricsPath: string | null, log: Logger) {
+    this.#host = host;
+    this.#log = log;
+    this.#metricsPath = metricsPath;
+    this.#server = createServer((req, res) => {
+      this.#handle(req, res).catch((error: unknown) => {
+        this.#log.warn('http request failed', { url: req.url ?? '', error });
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end('internal error\n');
+      });
+    });
+  }
+
+  get server(): Server {
+    return this.#server;
+  }
+
+  listen(host: string, port: number): Promise<{ host: string; port: number }> {
+    return new Promise((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, host, () => {
+        this.#server.off('error', reject);
+        const address = this.#server.address();
+        if (address === null || typeof address === 'string') reject(new Error('http: no bound address'));
+        else resolve({ host: address.address, port: address.port });
+      });
+    });
+  }
+
+  close(): void {
+    this.#server.close();
+    this.#server.closeAllConnections?.();
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    if (path === this.#metricsPath) {
+      const body = await this.#host.metrics(url.searchParams.get('gc') === '1');
+      res.writeHead(200, { 'content-type': EXPOSITION_CONTENT_TYPE }).end(body);
+      return;
+    }
+    switch (path) {
+      case '/ping':
+      case '/live':
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('pong\n');
+        return;
+      case '/ready': {
+        const readiness = this.#host.readiness();
+        sendJson(res, readiness.ready ? 200 : 503, readiness);
+        return;
+      }
+      case '/api/v1/node':
+        sendJson(res, 200, await this.#host.node());
+        return;
+      case '/api/v1/cluster':
+        sendJson(res, 200, await this.#host.cluster());
+        return;
+      case '/ui':
+        res.writeHead(301, { location: '/ui/' }).end();
+        return;
+      default:
+        if (path.startsWith('/ui/')) return this.#asset(path.slice('/ui/'.length), res);
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    }
+  }
+
+  #asset(name: string, res: ServerResponse): void {
+    const asset = this.#assets.get(name);
+    if (asset === null) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    res.writeHead(200, { 'content-type': asset.type, 'cache-control': 'no-cache' }).end(asset.body);
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' }).end(JSON.stringify(body));
+}
