@@ -32,7 +32,9 @@ import { backoffDelay } from './scheduler.js';
  *   serves the messages: nothing to send, but messages polled and not yet processed when the
  *   consumer dies are skipped (at-most-once for them). A poll served by a follower does not
  *   advance the durable offset (clustering/client-failover.mdx).
- * - `none`: nothing is stored; call `commit()` yourself or track offsets elsewhere.
+ * - `none`: nothing is stored by itself; `commit()` stores the processed offsets (same rule as
+ *   `after-process`: a message counts once the loop asked for the next one), or track offsets
+ *   elsewhere.
  */
 export type AutoCommit = 'after-process' | 'server' | 'none';
 
@@ -160,7 +162,8 @@ export class Consumer implements AsyncIterable<ReceivedMessage> {
         for (const message of fresh) {
           this.#position.set(partitionId, message.offset + 1n);
           yield message;
-          if (mode === 'after-process') this.#pending.set(partitionId, message.offset);
+          // Processed: the loop asked for the next message. `commit()` stores it (by itself in after-process).
+          if (mode !== 'server') this.#pending.set(partitionId, message.offset);
           if (signal.aborted) break;
         }
         if (mode === 'after-process') await this.commit();
