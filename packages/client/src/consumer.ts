@@ -4,6 +4,7 @@ import { ShoalAbortError, ShoalClosedError, ShoalInvalidArgumentError, ShoalResp
 import { type ConsumerInput, type Id, type PollingStrategyInput } from './identifiers.js';
 import type { ReceivedMessage } from './messages.js';
 import { backoffDelay } from './scheduler.js';
+import { type ReadableOptions, consumerReadable } from './transport/streams.js';
 
 /**
  * An async iterator over the messages of one topic, as a single consumer or as a member of a
@@ -102,8 +103,29 @@ export class Consumer implements AsyncIterable<ReceivedMessage> {
     return this.#run();
   }
 
-  /** Stores the processed offsets now. */
-  async commit(): Promise<void> {
+  /**
+   * A Node `Readable` (object mode) of this consumer's messages, with back-pressure: it polls only
+   * while its buffer (`highWaterMark`, default 16) has room. A message counts as processed (for
+   * `after-process` commits) once the stream has handed it on and asked for the next; to commit
+   * only after a sink finished with a message, use `autoCommit: 'none'` and `commit(message)`.
+   * Destroying the stream closes the consumer.
+   */
+  readable(options: ReadableOptions = {}): ReturnType<typeof consumerReadable> {
+    return consumerReadable(this, options);
+  }
+
+  /**
+   * Stores offsets now: the processed ones, or with `message`, that message's offset on its
+   * partition (everything up to it counts as processed).
+   */
+  async commit(message?: Pick<ReceivedMessage, 'partitionId' | 'offset'>): Promise<void> {
+    if (message !== undefined) {
+      await this.#client.offset.store({
+        consumer: this.#consumer, streamId: this.#options.streamId, topicId: this.#options.topicId, partitionId: message.partitionId, offset: message.offset,
+      });
+      if ((this.#pending.get(message.partitionId) ?? -1n) <= message.offset) this.#pending.delete(message.partitionId);
+      return;
+    }
     for (const [partitionId, offset] of [...this.#pending]) {
       await this.#client.offset.store({
         consumer: this.#consumer, streamId: this.#options.streamId, topicId: this.#options.topicId, partitionId, offset,
