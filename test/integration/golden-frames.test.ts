@@ -12,7 +12,7 @@ import { ShoalClient } from '@shoal/client';
 import {
   EvictionReason, FRAME_HEADER_SIZE, REPLY_HEADER, SHOAL_PROTOCOL_VERSION, classifyServerFrame, createStreamCommand,
   createTopicCommand, decodeLoginReplyBody, encodeRequestFrame, encodeLoginRegisterRequest, getStreamsCommand, Operation,
-  pollMessagesCommand, sendMessagesCommand,
+  pollMessagesCommand, sendMessagesCommand, xxh3_64,
 } from '@shoal/protocol';
 import { loadVectorFile } from '../support/fixtures.js';
 import { RawClient, hexBytes } from './support/raw-client.js';
@@ -134,6 +134,42 @@ describe('golden request frames of the official Node SDK', () => {
       createStreamCommand.encodeRequest({ name: 'x', options: [] }))) as Uint8Array;
     expect(classifyServerFrame(denied)).toMatchObject({ outcome: 'error', source: 'status', errorCode: 40 });
     expect(denied.length).toBe(FRAME_HEADER_SIZE);
+    raw.destroy();
+  });
+
+  it('raw frames as the reference server answers them: trailing bytes, a Ping body, request checksums, undecodable bodies', async () => {
+    const raw = await RawClient.connect(server.tcp);
+    const client = 0x77n;
+    const version = { protocolVersion: SHOAL_PROTOCOL_VERSION, sdkName: 'raw', sdkVersion: '1.0.0' };
+    // A login body with bytes after it: the reference's decode_after_prefix ignores them.
+    const loginBody = encodeLoginRegisterRequest({ versionInfo: version, username: 'iggy', password: 'iggy', context: '' });
+    const login = await raw.request(encodeRequestFrame({ client, operation: Operation.Register }, Uint8Array.from([...loginBody, 9, 9, 9]))) as Uint8Array;
+    const outcome = classifyServerFrame(login);
+    expect(outcome).toMatchObject({ outcome: 'ok' });
+    const logged = decodeLoginReplyBody(Uint8Array.from([0, 0, 0, 0, ...(outcome.outcome === 'ok' ? outcome.payload : [])]));
+    const session = logged.ok ? logged.value.session : 0n;
+    expect(session > 0n).toBe(true);
+    let request = 0n;
+    const send = async (operation: number, body: Uint8Array, extra: { nonReplicatedCode?: number; requestChecksum?: bigint } = {}): Promise<Uint8Array> =>
+      await raw.request(encodeRequestFrame({ client, operation, session, request: ++request, ...extra }, body)) as Uint8Array;
+    // A Ping with a body: the reference's PingRequest reads nothing.
+    expect(classifyServerFrame(await send(Operation.NonReplicated, Uint8Array.of(1, 2, 3), { nonReplicatedCode: 1 }))).toMatchObject({ outcome: 'ok' });
+    // The Rust SDK's stamp: XXH3-64 of the body, widened. Right: served; wrong: status 4, nothing done.
+    const create = createStreamCommand.encodeRequest({ name: 'raw-stream', options: [] });
+    const wrong = await send(Operation.CreateStream, create, { requestChecksum: xxh3_64(create) ^ 1n });
+    expect(classifyServerFrame(wrong)).toMatchObject({ outcome: 'error', source: 'status', errorCode: 4 });
+    expect(await sdk.stream.get({ streamId: 'raw-stream' })).toBeNull();
+    expect(classifyServerFrame(await send(Operation.CreateStream, create, { requestChecksum: xxh3_64(create) }))).toMatchObject({ outcome: 'ok' });
+    // DeleteTopic the way the official Node SDK sends it: [stream][topic][partitions_count u32] (a legacy tail).
+    await sdk.topic.create({ streamId: 'raw-stream', name: 'gone', partitionsCount: 1 });
+    const streamId = (await sdk.stream.get({ streamId: 'raw-stream' }))?.id ?? -1;
+    const deleteTopic = Uint8Array.from([1, 4, streamId, 0, 0, 0, 1, 4, 0, 0, 0, 0, 1, 0, 0, 0]);
+    expect(classifyServerFrame(await send(Operation.DeleteTopic, deleteTopic))).toMatchObject({ outcome: 'ok' });
+    // A CreateStream body that does not decode: status 3 before consensus, and the session lives on.
+    expect(classifyServerFrame(await send(Operation.CreateStream, Uint8Array.of(0)))).toMatchObject({ outcome: 'error', errorCode: 3 });
+    expect(classifyServerFrame(await send(Operation.NonReplicated, new Uint8Array(0), { nonReplicatedCode: 201 }))).toMatchObject({ outcome: 'ok' });
+    // A DeleteStream body that does not decode is structurally invalid: eviction 5.
+    expect(classifyServerFrame(await send(Operation.DeleteStream, Uint8Array.of(9)))).toMatchObject({ outcome: 'error', source: 'eviction', evictionReason: EvictionReason.InvalidRequestBody });
     raw.destroy();
   });
 });

@@ -102,6 +102,9 @@ describe('every command through the SDK', () => {
       const polled = await root.message.poll({ streamId: 'msg', topicId: 'events', partitionId: p, consumer: 1, strategy: { offset: 0n }, count: 100 });
       expect(decode((polled.messages[0] as { payload: Uint8Array }).payload)).toBe(`p${p}-a`);
       expect(polled.messages.map((m) => Number(m.offset))).toEqual(polled.messages.map((_, i) => i));
+      // The reply's own fields (poll_messages.rs): partition id, current offset, messages count.
+      expect({ partitionId: polled.partitionId, messagesCount: polled.messagesCount }).toEqual({ partitionId: p, messagesCount: polled.messages.length });
+      expect(polled.currentOffset).toBe(BigInt(polled.messages.length - 1));
       total += polled.messages.length;
     }
     expect(total).toBe(10);

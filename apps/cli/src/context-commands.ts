@@ -23,6 +23,7 @@ function describe(entry: { readonly name: string; readonly active: boolean; read
     username: c.username ?? null,
     auth,
     ...(c.timeout === undefined ? {} : { timeout: c.timeout }),
+    tls: c.tcpTlsEnabled === true || (c.url !== undefined && parseConnectionString(c.url).options.tls === true),
   };
 }
 
@@ -33,6 +34,9 @@ function checked(options: ContextConfig): ContextConfig {
   if (options.timeout !== undefined) requestTimeoutMs(options.timeout);
   if (options.token !== undefined && options.username !== undefined) throw new ShoalInvalidArgumentError('a context takes --token or --username, not both');
   if (options.password !== undefined && options.username === undefined) throw new ShoalInvalidArgumentError('--password needs --username');
+  if ((options.tcpTlsDomain !== undefined || options.tcpTlsCaFile !== undefined) && options.tcpTlsEnabled !== true) {
+    throw new ShoalInvalidArgumentError('--tcp-tls-domain and --tcp-tls-ca-file need --tcp-tls-enabled');
+  }
   return options;
 }
 
@@ -62,7 +66,7 @@ export function registerContexts(program: Command, leaf: LocalLeaf): void {
   });
 
   leaf(context.command('create').alias('c')
-    .description('create a context from --url, --tcp-server-address, --username [--password], --token, --timeout (it is not made active: `shoal context use NAME`)')
+    .description('create a context from --url, --tcp-server-address, --username [--password], --token, --timeout, --tcp-tls-* (it is not made active: `shoal context use NAME`)')
     .argument('<name>'), async (ctx, name) => {
     const o = ctx.options;
     const config = checked({
@@ -72,6 +76,9 @@ export function registerContexts(program: Command, leaf: LocalLeaf): void {
       ...(o.password === undefined ? {} : { password: o.password }),
       ...(o.token === undefined ? {} : { token: o.token }),
       ...(o.timeout === undefined ? {} : { timeout: o.timeout }),
+      ...(o.tcpTlsEnabled === true ? { tcpTlsEnabled: true } : {}),
+      ...(o.tcpTlsDomain === undefined ? {} : { tcpTlsDomain: o.tcpTlsDomain }),
+      ...(o.tcpTlsCaFile === undefined ? {} : { tcpTlsCaFile: o.tcpTlsCaFile }),
     });
     const path = createContext(ctx.io.env, str(name), config);
     ctx.out.message(`context '${str(name)}' created in ${path}`, { created: str(name), path });

@@ -13,8 +13,9 @@ import { type Env, homeFile, readHomeFile, writePrivateFile } from './home.js';
  *   tcp_server_address = "10.0.0.5:8090"
  *   username = "admin"
  *
- * Keys use the reference's names (`tcp_server_address`, `username`, `password`, `token`) plus
- * Shoal's `url` (a connection string) and `timeout`; keys this CLI does not know are kept as they
+ * Keys use the reference's names (`tcp_server_address`, `username`, `password`, `token`,
+ * `tcp_tls_enabled`, `tcp_tls_domain`, `tcp_tls_ca_file`) plus Shoal's `url` (a connection
+ * string) and `timeout`; keys this CLI does not know are kept as they
  * are when the file is rewritten. Flags and environment variables override the active context.
  * TOML is read and written by `smol-toml` (small, dependency-free, TOML 1.0 compliant; the
  * server's configuration loader uses it too).
@@ -30,17 +31,23 @@ export interface ContextConfig {
   readonly password?: string;
   readonly token?: string;
   readonly timeout?: string;
+  readonly tcpTlsEnabled?: boolean;
+  readonly tcpTlsDomain?: string;
+  readonly tcpTlsCaFile?: string;
 }
 
 /** TOML key of each field (the reference's names). */
-const KEYS: readonly (readonly [keyof ContextConfig, string])[] = [
+const KEYS: readonly (readonly [Exclude<keyof ContextConfig, 'tcpTlsEnabled'>, string])[] = [
   ['url', 'url'],
   ['tcpServerAddress', 'tcp_server_address'],
   ['username', 'username'],
   ['password', 'password'],
   ['token', 'token'],
   ['timeout', 'timeout'],
+  ['tcpTlsDomain', 'tcp_tls_domain'],
+  ['tcpTlsCaFile', 'tcp_tls_ca_file'],
 ];
+const TLS_ENABLED_KEY = 'tcp_tls_enabled';
 
 type Table = Record<string, unknown>;
 
@@ -67,11 +74,12 @@ function readTables(env: Env): Record<string, Table> {
 }
 
 function toConfig(table: Table): ContextConfig {
-  const config: Record<string, string> = {};
+  const config: Record<string, string | boolean> = {};
   for (const [field, key] of KEYS) {
     const value = table[key];
     if (typeof value === 'string' && value !== '') config[field] = value;
   }
+  if (table[TLS_ENABLED_KEY] === true) config['tcpTlsEnabled'] = true;
   return config;
 }
 
@@ -122,6 +130,7 @@ export function createContext(env: Env, name: string, config: ContextConfig): st
     const value = config[field];
     if (value !== undefined && value !== '') table[key] = value;
   }
+  if (config.tcpTlsEnabled === true) table[TLS_ENABLED_KEY] = true;
   tables[name] = table;
   writeTables(env, tables);
   return homeFile(env, CONTEXTS_FILE);

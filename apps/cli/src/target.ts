@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import {
-  type Credentials, type NodeAddress, ShoalClient, ShoalInvalidArgumentError, formatAddress, parseAddress,
+  type Credentials, type NodeAddress, ShoalClient, ShoalInvalidArgumentError, type TlsOptions, formatAddress, parseAddress,
   parseConnectionString,
 } from '@shoal/client';
 import { parseDurationMs } from '@shoal/stdx';
@@ -23,6 +24,10 @@ import { type PromptIo, promptPassword } from './prompt.js';
  * credentials), the stored session token. Whenever a user name is settled and no password is,
  * the CLI asks for it (prompt.ts).
  *
+ * TLS: `--tcp-tls-enabled` (or `tls=true` in the URL, or the context's `tcp_tls_enabled` / URL),
+ * `--tcp-tls-domain` / `tls_domain`, `--tcp-tls-ca-file` / `tls_ca_file`, in the same order; the
+ * certificate and the host name are always checked.
+ *
  * Nothing secret is written unless asked: `shoal login --store-token` keeps a personal access token
  * in $SHOAL_HOME/session.json (mode 0600); `shoal context create` keeps what it is given in
  * contexts.toml (mode 0600).
@@ -30,6 +35,9 @@ import { type PromptIo, promptPassword } from './prompt.js';
 export interface GlobalOptions {
   readonly url?: string;
   readonly tcpServerAddress?: string;
+  readonly tcpTlsEnabled?: boolean;
+  readonly tcpTlsDomain?: string;
+  readonly tcpTlsCaFile?: string;
   readonly username?: string;
   readonly password?: string;
   readonly token?: string;
@@ -77,6 +85,8 @@ export interface Target {
   readonly context: string;
   /** The request timeout (flag, then the context's, then 10 s). */
   readonly timeoutMs: number;
+  /** null: plaintext. */
+  readonly tls: TlsOptions | null;
 }
 
 const DEFAULT_ADDRESS: NodeAddress = { host: '127.0.0.1', port: 8090 };
@@ -122,7 +132,8 @@ export async function resolveTarget(options: GlobalOptions, env: Env, prompt: Pr
     ?? (stored === null ? null : parseAddress(stored.address))
     ?? DEFAULT_ADDRESS;
   const timeoutMs = requestTimeoutMs(options.timeout ?? context.timeout);
-  const base = { address, context: contextName, timeoutMs };
+  const tls = resolveTls(options, url?.options ?? null, context, contextUrl?.options ?? null);
+  const base = { address, context: contextName, timeoutMs, tls };
 
   const login = loginFrom(options, env, context, url?.credentials ?? null, contextUrl?.credentials ?? null);
   if (login !== null && 'kind' in login) {
@@ -140,6 +151,28 @@ export async function resolveTarget(options: GlobalOptions, env: Env, prompt: Pr
   return { ...base, credentials: null, source: 'none' };
 }
 
+type UrlOptions = ReturnType<typeof parseConnectionString>['options'];
+
+/** Flags, then the URL (flag or $SHOAL_URL), then the context's keys, then the context's URL. */
+function resolveTls(options: GlobalOptions, url: UrlOptions | null, context: ContextConfig, contextUrl: UrlOptions | null): TlsOptions | null {
+  const enabled = options.tcpTlsEnabled === true || url?.tls === true || context.tcpTlsEnabled === true || contextUrl?.tls === true;
+  if (!enabled) {
+    if (options.tcpTlsDomain !== undefined || options.tcpTlsCaFile !== undefined) throw new ShoalInvalidArgumentError('--tcp-tls-domain and --tcp-tls-ca-file need --tcp-tls-enabled');
+    return null;
+  }
+  const domain = options.tcpTlsDomain ?? url?.tlsDomain ?? context.tcpTlsDomain ?? contextUrl?.tlsDomain;
+  const caFile = options.tcpTlsCaFile ?? url?.tlsCaFile ?? context.tcpTlsCaFile ?? contextUrl?.tlsCaFile;
+  let ca: Buffer | undefined;
+  if (caFile !== undefined) {
+    try {
+      ca = readFileSync(caFile);
+    } catch (error) {
+      throw new ShoalInvalidArgumentError(`cannot read the TLS CA file ${caFile}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return { ...(domain === undefined ? {} : { servername: domain }), ...(ca === undefined ? {} : { ca }) };
+}
+
 export function requestTimeoutMs(text: string | undefined): number {
   if (text === undefined) return 10_000;
   const parsed = parseDurationMs(text);
@@ -150,6 +183,7 @@ export function requestTimeoutMs(text: string | undefined): number {
 export function openClient(target: Target, withCredentials = true): ShoalClient {
   return new ShoalClient({
     address: target.address,
+    ...(target.tls === null ? {} : { tls: target.tls }),
     ...(withCredentials && target.credentials !== null ? { credentials: target.credentials } : {}),
     requestTimeoutMs: target.timeoutMs,
     connectTimeoutMs: 5000,

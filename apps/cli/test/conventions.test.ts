@@ -69,7 +69,7 @@ afterAll(async () => {
 
 describe('contexts', () => {
   it('create, list, use, show, delete; files are private; commands use the active context', async () => {
-    expect(JSON.parse(await ok(['context', 'list', '--json']))).toEqual([{ name: 'default', active: true, address: '127.0.0.1:8090 (default)', username: null, auth: 'none' }]);
+    expect(JSON.parse(await ok(['context', 'list', '--json']))).toEqual([{ name: 'default', active: true, address: '127.0.0.1:8090 (default)', username: null, auth: 'none', tls: false }]);
     await ok(['context', 'create', 'fake', '--tcp-server-address', server.address, '--username', 'iggy', '--password', 'iggy', '--timeout', '3s']);
     await ok(['context', 'create', 'asks', '--tcp-server-address', server.address, '--username', 'iggy']);
     const file = join(home, 'contexts.toml');

@@ -1,4 +1,5 @@
 import {
+  ErrorCode,
   AckLevel, type ClientDetails, type ClientInfo, type CommandCodec, type ConsumerGroupAssignment, type ConsumerGroupDetails,
   type ConsumerGroupInfo, type ConsumerOffsetInfo, type HeaderValue, HeaderKind, type Identifier, type LoginReply,
   type OptionDescriptor, type OptionEntry, OptionsScope, type Partitioning, type Permissions, type PersonalAccessTokenInfo,
@@ -32,7 +33,8 @@ import {
 import { keyBytes } from './partitioner.js';
 import type { Scheduler } from './scheduler.js';
 import type { Credentials, RandomSource } from './session.js';
-import { type ConnectionOptions, type Reply, TcpConnection } from './transport/tcp.js';
+import { type ConnectionOptions, type Reply, TcpConnection, type TlsOptions } from './transport/tcp.js';
+import { readCaFile } from './transport/tls-files.js';
 import { nodeRandom, nodeScheduler } from './transport/node-scheduler.js';
 import { Consumer, type ConsumerOptions } from './consumer.js';
 import { Producer, type ProducerOptions } from './producer.js';
@@ -89,6 +91,8 @@ export interface PolledBatch {
   readonly partitionId: number;
   /** The partition's newest offset at poll time. */
   readonly currentOffset: bigint;
+  /** The reply's `messages_count` as the server sent it (poll_messages.rs); `messages.length` once decoded. */
+  readonly messagesCount: number;
   readonly messages: readonly ReceivedMessage[];
 }
 
@@ -137,6 +141,7 @@ export class ShoalClient {
       ...options.reconnect,
     };
     const connectionOptions: ConnectionOptions = {
+      ...(fromUrl.tls === true ? { tls: tlsFromUrl(fromUrl) } : {}),
       ...(fromUrl.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: fromUrl.heartbeatIntervalMs }),
       ...(fromUrl.noDelay === undefined ? {} : { noDelay: fromUrl.noDelay }),
       ...stripClientOnly(options),
@@ -286,7 +291,7 @@ export class ShoalClient {
       autoCommit: request.autoCommit ?? false,
     }, READ, options);
     const decodeOptions = request.verifyChecksums === undefined ? {} : { verifyChecksums: request.verifyChecksums };
-    return { partitionId: polled.partitionId, currentOffset: polled.currentOffset, messages: decodePolledMessages(polled, decodeOptions) };
+    return { partitionId: polled.partitionId, currentOffset: polled.currentOffset, messagesCount: polled.messagesCount, messages: decodePolledMessages(polled, decodeOptions) };
   }
 
   /** FLUSH_UNSAVED_BUFFER (102): the server always answers FeatureUnavailable (use enforce_fsync). */
@@ -380,6 +385,19 @@ function typedOption(key: string, value: TopicOptionValue): HeaderValue {
   if (kind === HeaderKind.Uint32) return { kind: 'uint32', value: toU32(Number(value), key) };
   if (kind === HeaderKind.Bool) return { kind: 'bool', value: value !== 0 && value !== 0n };
   return { kind: 'uint64', value: toU64(value, key) };
+}
+
+/** `tls=true&tls_domain=…&tls_ca_file=…` → TLS options (the CA file is read now, once). */
+function tlsFromUrl(options: ConnectionStringOptions): TlsOptions {
+  let ca: Buffer | undefined;
+  if (options.tlsCaFile !== undefined) {
+    try {
+      ca = readCaFile(options.tlsCaFile);
+    } catch (error) {
+      throw new ShoalInvalidArgumentError(`invalid connection string: tls_ca_file ${options.tlsCaFile}: ${error instanceof Error ? error.message : String(error)}`, ErrorCode.InvalidConnectionString);
+    }
+  }
+  return { ...(options.tlsDomain === undefined ? {} : { servername: options.tlsDomain }), ...(ca === undefined ? {} : { ca }) };
 }
 
 function toAddresses(input: ClientOptions['address']): NodeAddress[] {

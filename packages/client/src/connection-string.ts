@@ -15,9 +15,14 @@ import type { Credentials } from './session.js';
  * heartbeat_interval (durations in the one syntax of @shoal/stdx units.ts: 500ms, 5s, 1m, 1h30m),
  * nodelay. Unknown keys are hard
  * errors (InvalidConnectionString, 8000). Other transports (quic, http, ws) are refused: this SDK
- * speaks TCP. TLS is not implemented yet: `tls=true` is refused rather than silently ignored.
+ * speaks TCP. `tls=true` turns TLS on with the certificate and host name checked; `tls_domain`
+ * is the name to check (default: the host), `tls_ca_file` a PEM file of CAs to trust (read when
+ * the client is built); either without `tls=true` is refused rather than silently ignored.
  */
 export interface ConnectionStringOptions {
+  readonly tls?: boolean;
+  readonly tlsDomain?: string;
+  readonly tlsCaFile?: string;
   readonly reconnectionRetries?: number;
   readonly reconnectionIntervalMs?: number;
   readonly reestablishAfterMs?: number;
@@ -84,10 +89,15 @@ function parseOptions(query: string): ConnectionStringOptions {
     const value = decode(pair.slice(eq + 1));
     switch (key) {
       case 'tls':
-        if (parseBool(key, value)) throw invalid('tls=true: TLS is not supported by this SDK yet');
+        out.tls = parseBool(key, value);
         break;
       case 'tls_domain':
+        if (value === '') throw invalid(`option '${key}' is empty`);
+        out.tlsDomain = value;
+        break;
       case 'tls_ca_file':
+        if (value === '') throw invalid(`option '${key}' is empty`);
+        out.tlsCaFile = value;
         break;
       case 'reconnection_retries':
         out.reconnectionRetries = value === 'unlimited' ? Number.POSITIVE_INFINITY : parseCount(key, value);
@@ -107,6 +117,9 @@ function parseOptions(query: string): ConnectionStringOptions {
       default:
         throw invalid(`unknown option '${key}'`);
     }
+  }
+  if (out.tls !== true && (out.tlsDomain !== undefined || out.tlsCaFile !== undefined)) {
+    throw invalid('tls_domain and tls_ca_file need tls=true');
   }
   return out;
 }

@@ -23,7 +23,7 @@ export {
   type Ticket, type Credentials, type RandomSource, type DropReason, DEFAULT_VERSION_INFO, SDK_NAME, SDK_VERSION,
 } from './session.js';
 export {
-  TcpConnection, type ConnectionOptions, type ConnectionDeps, type ConnectionState, type ReconnectPolicy, type RequestOptions,
+  TcpConnection, type ConnectionOptions, type ConnectionDeps, type ConnectionState, type ReconnectPolicy, type RequestOptions, type TlsOptions,
   type Reply,
 } from './transport/tcp.js';
 export { nodeScheduler, nodeRandom } from './transport/node-scheduler.js';

@@ -197,8 +197,18 @@ describe('connection strings', () => {
       .toEqual({ reconnectionRetries: Number.POSITIVE_INFINITY, reconnectionIntervalMs: 90_000 });
   });
 
-  it('refuses unknown keys, other transports, missing ports, tls', () => {
-    for (const bad of ['iggy://u:p@h:1?bogus=1', 'iggy+quic://u:p@h:8080', 'iggy://u:p@h', 'http://h:1', 'iggy://u:p@h:1?tls=true', 'iggy://:p@h:1', 'iggy://u:p@h:1?heartbeat_interval=5']) {
+  it('reads tls, tls_domain and tls_ca_file; the TLS keys without tls=true are refused', () => {
+    expect(parseConnectionString('iggy://u:p@h:1?tls=true&tls_domain=example.com&tls_ca_file=%2Fetc%2Fca.pem').options)
+      .toEqual({ tls: true, tlsDomain: 'example.com', tlsCaFile: '/etc/ca.pem' });
+    expect(parseConnectionString('iggy://u:p@h:1?tls=false').options).toEqual({ tls: false });
+    for (const bad of ['iggy://u:p@h:1?tls_domain=x', 'iggy://u:p@h:1?tls=false&tls_ca_file=/x', 'iggy://u:p@h:1?tls=yes', 'iggy://u:p@h:1?tls=true&tls_domain=']) {
+      expect(() => parseConnectionString(bad), bad).toThrow(ShoalInvalidArgumentError);
+    }
+    expect(() => new ShoalClient({ url: 'iggy://u:p@h:1?tls=true&tls_ca_file=/nonexistent/ca.pem' })).toThrow(/tls_ca_file/);
+  });
+
+  it('refuses unknown keys, other transports, missing ports', () => {
+    for (const bad of ['iggy://u:p@h:1?bogus=1', 'iggy+quic://u:p@h:8080', 'iggy://u:p@h', 'http://h:1', 'iggy://:p@h:1', 'iggy://u:p@h:1?heartbeat_interval=5']) {
       expect(() => parseConnectionString(bad), bad).toThrow(ShoalInvalidArgumentError);
     }
     expect(() => parseConnectionString('iggy://u:p@h:1?bogus=1')).toThrow(/unknown option 'bogus'/);

@@ -278,6 +278,31 @@ describe('evictions, abandon, close', () => {
     expect(s.clientId).not.toBe(ping.client);
   });
 
+  it('an IncompatibleProtocol eviction decodes as an eviction whatever its window, an inverted one included (as the official SDK)', () => {
+    const windowed = (max: number, min: number): Uint8Array => {
+      const s0 = session();
+      login(s0);
+      const frame = encodeEvictionHeader({ client: s0.clientId, reason: EvictionReason.InvalidCredentials }).slice();
+      const view = new DataView(frame.buffer);
+      view.setUint32(144, max, true);
+      view.setUint32(148, min, true);
+      frame[255] = EvictionReason.IncompatibleProtocol;
+      const events = s0.receive(frame);
+      expect(events[0]?.kind).toBe('evicted');
+      expect(s0.state).toBe('evicted');
+      return frame;
+    };
+    for (const [max, min, code] of [[0x2c00, 0x2c00, 14003], [0x2b00, 0x2c00, 40], [0x2c00, 0, 40]] as const) {
+      const s1 = session();
+      login(s1);
+      const frame = windowed(max, min);
+      new DataView(frame.buffer).setBigUint64(128, s1.clientId & 0xffff_ffff_ffff_ffffn, true);
+      new DataView(frame.buffer).setBigUint64(136, s1.clientId >> 64n, true);
+      const events = s1.receive(frame);
+      expect(events[0]).toMatchObject({ kind: 'evicted', error: { code, reason: EvictionReason.IncompatibleProtocol } });
+    }
+  });
+
   it('an eviction for another client id is ignored', () => {
     const s = session();
     login(s);

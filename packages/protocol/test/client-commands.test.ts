@@ -76,13 +76,20 @@ describe.each(COMMANDS.map((c) => [c.name, c.code] as const))('%s', (_name, code
     }
   });
 
-  it('response: truncations fail or re-encode consistently', () => {
+  it('response: truncations fail or decode to a reply whose encoding decodes to itself; trailing bytes are ignored but for SendMessages', () => {
     for (const response of samples.responses) {
       const payload = codec.encodeResponse(response);
       for (let cut = 0; cut < payload.length; cut++) {
         const decoded = codec.decodeResponse(payload.subarray(0, cut));
-        if (decoded.ok) expect(toHex(codec.encodeResponse(decoded.value))).toBe(toHex(payload.subarray(0, cut)));
+        if (!decoded.ok) continue;
+        const again = codec.decodeResponse(codec.encodeResponse(decoded.value));
+        expect(again.ok && toHex(codec.encodeResponse(again.value))).toBe(toHex(codec.encodeResponse(decoded.value)));
       }
+      const longer = new Uint8Array(payload.length + 3);
+      longer.set(payload);
+      const decoded = codec.decodeResponse(longer);
+      if (codec.code === CommandCode.SendMessages || !codec.hasResponseBody) expect(decoded.ok).toBe(false);
+      else if (decoded.ok) expect(toHex(codec.encodeResponse(decoded.value)).length).toBeGreaterThan(0);
     }
   });
 
@@ -184,10 +191,20 @@ describe('payload specifics', () => {
     expect(decoded.ok && decoded.value.map((s) => s.name)).toEqual(['test-stream', 's2']);
   });
 
-  it('stats are strict: a missing tail is rejected', () => {
+  it('stats: a reply that ends after kernel_version (what the official SDK reads) is accepted, a field cut in half is not', () => {
     const samples = COMMAND_SAMPLES.get(CommandCode.GetStats);
-    const payload = getStatsCommand.encodeResponse(samples?.responses[0] as Parameters<typeof getStatsCommand.encodeResponse>[0]);
-    expect(getStatsCommand.decodeResponse(payload.subarray(0, payload.length - 20)).ok).toBe(false);
+    const stats = samples?.responses[0] as Parameters<typeof getStatsCommand.encodeResponse>[0];
+    const payload = getStatsCommand.encodeResponse(stats);
+    const kernelEnd = payload.length - (4 + stats.iggyServerVersion.length) - 4 - 4 - 32 * stats.cacheMetrics.length - 4 - 8 - 8;
+    expect(getStatsCommand.decodeResponse(payload.subarray(0, kernelEnd))).toEqual({ ok: true, value: {
+      ...stats, iggyServerVersion: '', iggyServerSemver: 0, cacheMetrics: [], threadsCount: 0, freeDiskSpace: 0n, totalDiskSpace: 0n,
+    } });
+    expect(getStatsCommand.decodeResponse(payload.subarray(0, payload.length - 4)).ok).toBe(false);
+  });
+
+  it('a user reply carries any status byte (the reference echoes what the client sent)', () => {
+    const payload = getUserCommand.encodeResponse({ id: 1, createdAt: 0n, status: 9, username: 'a', options: [], permissions: null });
+    expect(getUserCommand.decodeResponse(payload)).toMatchObject({ ok: true, value: { status: 9 } });
   });
 
   it('hostile counts cannot outrun the buffer', () => {

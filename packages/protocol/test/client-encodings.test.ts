@@ -224,11 +224,12 @@ describe('Options block', () => {
   });
 
   it('catalogs: topic keys, empty stream and user catalogs, create-only keys', () => {
+    // The reference catalog's order (server responses.rs topic_option_descriptors).
     expect(TOPIC_OPTION_CATALOG.map((s) => s.key)).toEqual([
-      'max_topic_size', 'message_expiry', 'compression_algorithm', 'segment_size', 'enforce_fsync', 'messages_required_to_save',
+      'compression_algorithm', 'message_expiry', 'max_topic_size', 'segment_size', 'enforce_fsync', 'messages_required_to_save',
       'size_of_messages_required_to_save', 'preallocate_segments',
     ]);
-    expect(TOPIC_OPTION_CATALOG.filter((s) => s.updatable).map((s) => s.key)).toEqual(['max_topic_size', 'message_expiry', 'compression_algorithm']);
+    expect(TOPIC_OPTION_CATALOG.filter((s) => s.updatable).map((s) => s.key)).toEqual(['compression_algorithm', 'message_expiry', 'max_topic_size']);
     expect(optionCatalog(OptionsScope.Stream)).toEqual([]);
     const segment = [{ key: 'segment_size', valueKind: 2, value: te.encode('1 GiB') }];
     expect(checkOptionKeys(OptionsScope.Topic, segment, 'create')).toBeNull();

@@ -16,3 +16,5 @@ export { StatusTable, type StatusTableHandle } from './status/status-table.js';
 export { EnvelopeEncoder, decodeMessage } from './channels/envelope.js';
 export type { ChannelMessage, ChannelMessageKind } from './channels/messages.js';
 export { makeToken, tokenShard, tokenSlot, tokenGeneration } from './client-plane/token.js';
+export { loadClientTls, ClientTlsError, CLIENT_TLS_DIR, CLIENT_TLS_CERT_FILE, CLIENT_TLS_KEY_FILE, type ClientTlsMaterial } from './client-plane/tls.js';
+export { certificatePem, generateCertificateKeyPair, issueCertificateDer, privateKeyPem, type CertificateKeyPair } from './replica-plane/x509.js';

@@ -30,7 +30,8 @@ import { checkEmptyScope, resolveTopicCreateOptions, resolveTopicUpdateOptions, 
  * Admission: pure, on the metadata primary, BEFORE proposing. Decodes the client body, checks
  * what can be decided now (existence, permissions, names, limits, option values), and produces
  * the prepare body: the client body unchanged, or a server-built one (internal-bodies.ts).
- * A denial is a header status (pre-commit, empty body); an undecodable body is an eviction.
+ * A denial is a header status (pre-commit, empty body); an undecodable body is an eviction, or a
+ * status-3 denial for the operations the reference decodes before consensus (below).
  * Apply re-validates all of it: the state can move between admission and commit.
  *
  * Work only the host can do happens first, off the replica thread: `hostWorkFor` says what it is
@@ -113,16 +114,21 @@ export function hostWorkFor(state: MetadataState, operation: number, body: Uint8
 const propose = (operation: number, body: Uint8Array): AdmitResult => ({ kind: 'propose', operation, body });
 const reject = (status: number): AdmitResult => ({ kind: 'reject', status });
 
-/** Decode failures of the options block that the reference reports as a code, not an eviction. */
-const OPTIONS_BLOCK_REASONS = new Set(['options_block_too_large', 'options_too_many_entries', 'option_key_duplicate']);
+/**
+ * The operations the reference decodes BEFORE consensus (server dispatch.rs, the "static bounds"
+ * pass): a body that does not decode is denied there with a status-3 (InvalidCommand) reply and
+ * the session lives on. Any other operation's undecodable body is evicted as structurally invalid
+ * (metadata impls `eviction_reason_for_invalid`: InvalidRequestBody), replication-semantics §4.3.
+ */
+const DECODED_BEFORE_CONSENSUS: ReadonlySet<number> = new Set([
+  Operation.CreateTopic, Operation.CreatePartitions, Operation.DeletePartitions, Operation.UpdateTopic,
+  Operation.UpdateStream, Operation.UpdateUser, Operation.CreateStream, Operation.CreateUser,
+]);
 
-function undecodable(reason: string): AdmitResult {
-  if (OPTIONS_BLOCK_REASONS.has(reason)) return reject(ErrorCode.OptionsBlockTooLarge);
-  return { kind: 'evict', reason: 'invalid_request_body', detail: reason };
-}
-
-function decodeOr<T>(decoded: Decoded<T>, then: (value: T) => AdmitResult): AdmitResult {
-  return decoded.ok ? then(decoded.value) : undecodable(decoded.reason);
+function decodeOr<T>(operation: number, decoded: Decoded<T>, then: (value: T) => AdmitResult): AdmitResult {
+  if (decoded.ok) return then(decoded.value);
+  if (DECODED_BEFORE_CONSENSUS.has(operation)) return reject(ErrorCode.InvalidCommand);
+  return { kind: 'evict', reason: 'invalid_request_body', detail: decoded.reason };
 }
 
 type Found<T> = { readonly value: T } | { readonly status: number };
@@ -146,7 +152,7 @@ export function admit(state: MetadataState, input: AdmitInput): AdmitResult {
   const host = input.host ?? {};
   switch (op) {
     case Operation.CreateStream:
-      return decodeOr(createStreamCommand.decodeRequest(body), (r) => {
+      return decodeOr(op, createStreamCommand.decodeRequest(body), (r) => {
         if (!canCreateStream(actor)) return reject(ErrorCode.Unauthorized);
         if (state.model.streamIndex.has(r.name)) return reject(ErrorCode.StreamNameAlreadyExists);
         if (checkEmptyScope(r.options) !== null) return reject(ErrorCode.UnsupportedOptionKey);
@@ -154,7 +160,7 @@ export function admit(state: MetadataState, input: AdmitInput): AdmitResult {
         return propose(op, body);
       });
     case Operation.UpdateStream:
-      return decodeOr(updateStreamCommand.decodeRequest(body), (r) => {
+      return decodeOr(op, updateStreamCommand.decodeRequest(body), (r) => {
         const s = needStream(state, r.streamId);
         if ('status' in s) return reject(s.status);
         if (!canManageStream(actor, s.value.id)) return reject(ErrorCode.Unauthorized);
@@ -165,15 +171,15 @@ export function admit(state: MetadataState, input: AdmitInput): AdmitResult {
       });
     case Operation.DeleteStream:
     case Operation.PurgeStream:
-      return decodeOr((op === Operation.DeleteStream ? deleteStreamCommand : purgeStreamCommand).decodeRequest(body), (r) => {
+      return decodeOr(op, (op === Operation.DeleteStream ? deleteStreamCommand : purgeStreamCommand).decodeRequest(body), (r) => {
         const s = needStream(state, r.streamId);
         if ('status' in s) return reject(s.status);
         return canManageStream(actor, s.value.id) ? propose(op, body) : reject(ErrorCode.Unauthorized);
       });
     case Operation.CreateTopic:
-      return decodeOr(createTopicCommand.decodeRequest(body), (r) => admitCreateTopic(state, actor, r));
+      return decodeOr(op, createTopicCommand.decodeRequest(body), (r) => admitCreateTopic(state, actor, r));
     case Operation.UpdateTopic:
-      return decodeOr(updateTopicCommand.decodeRequest(body), (r) => {
+      return decodeOr(op, updateTopicCommand.decodeRequest(body), (r) => {
         const t = needTopic(state, r.streamId, r.topicId);
         if ('status' in t) return reject(t.status);
         const { stream, topic } = t.value;
@@ -185,13 +191,13 @@ export function admit(state: MetadataState, input: AdmitInput): AdmitResult {
       });
     case Operation.DeleteTopic:
     case Operation.PurgeTopic:
-      return decodeOr((op === Operation.DeleteTopic ? deleteTopicCommand : purgeTopicCommand).decodeRequest(body), (r) => {
+      return decodeOr(op, (op === Operation.DeleteTopic ? deleteTopicCommand : purgeTopicCommand).decodeRequest(body), (r) => {
         const t = needTopic(state, r.streamId, r.topicId);
         if ('status' in t) return reject(t.status);
         return canManageTopic(actor, t.value.stream.id, t.value.topic.id) ? propose(op, body) : reject(ErrorCode.Unauthorized);
       });
     case Operation.CreatePartitions:
-      return decodeOr(createPartitionsCommand.decodeRequest(body), (r) => {
+      return decodeOr(op, createPartitionsCommand.decodeRequest(body), (r) => {
         const t = needTopic(state, r.streamId, r.topicId);
         if ('status' in t) return reject(t.status);
         const { stream, topic } = t.value;
@@ -205,7 +211,7 @@ export function admit(state: MetadataState, input: AdmitInput): AdmitResult {
         }));
       });
     case Operation.DeletePartitions:
-      return decodeOr(deletePartitionsCommand.decodeRequest(body), (r) => {
+      return decodeOr(op, deletePartitionsCommand.decodeRequest(body), (r) => {
         const t = needTopic(state, r.streamId, r.topicId);
         if ('status' in t) return reject(t.status);
         if (!canManageTopic(actor, t.value.stream.id, t.value.topic.id)) return reject(ErrorCode.Unauthorized);
@@ -214,7 +220,7 @@ export function admit(state: MetadataState, input: AdmitInput): AdmitResult {
         return propose(op, body);
       });
     case Operation.DeleteSegments:
-      return decodeOr(deleteSegmentsCommand.decodeRequest(body), (r) => {
+      return decodeOr(op, deleteSegmentsCommand.decodeRequest(body), (r) => {
         const t = needTopic(state, r.streamId, r.topicId);
         if ('status' in t) return reject(t.status);
         const { stream, topic } = t.value;
@@ -226,7 +232,7 @@ export function admit(state: MetadataState, input: AdmitInput): AdmitResult {
         }));
       });
     case Operation.CreateConsumerGroup:
-      return decodeOr(createConsumerGroupCommand.decodeRequest(body), (r) => {
+      return decodeOr(op, createConsumerGroupCommand.decodeRequest(body), (r) => {
         const t = needTopic(state, r.streamId, r.topicId);
         if ('status' in t) return reject(t.status);
         if (!canReadTopic(actor, t.value.stream.id, t.value.topic.id)) return reject(ErrorCode.Unauthorized);
@@ -239,7 +245,7 @@ export function admit(state: MetadataState, input: AdmitInput): AdmitResult {
       return admitGroupOp(state, actor, input, op === Operation.DeleteConsumerGroup ? deleteConsumerGroupCommand.decodeRequest(body)
         : op === Operation.JoinConsumerGroup ? joinConsumerGroupCommand.decodeRequest(body) : leaveConsumerGroupCommand.decodeRequest(body));
     case Operation.CreateUser:
-      return decodeOr(createUserCommand.decodeRequest(body), (r) => {
+      return decodeOr(op, createUserCommand.decodeRequest(body), (r) => {
         if (!canManageUsers(actor)) return reject(ErrorCode.Unauthorized);
         if (!isValidUsername(r.username)) return reject(ErrorCode.InvalidUsername);
         if (!isValidPassword(r.password)) return reject(ErrorCode.InvalidPassword);
@@ -249,7 +255,7 @@ export function admit(state: MetadataState, input: AdmitInput): AdmitResult {
         return propose(op, createUserCommand.encodeRequest({ ...r, password: hash }));
       });
     case Operation.UpdateUser:
-      return decodeOr(updateUserCommand.decodeRequest(body), (r) => {
+      return decodeOr(op, updateUserCommand.decodeRequest(body), (r) => {
         if (!canManageUsers(actor)) return reject(ErrorCode.Unauthorized);
         const user = findUser(state.model, r.userId);
         if (user === undefined) return reject(NotFound.user);
@@ -263,7 +269,7 @@ export function admit(state: MetadataState, input: AdmitInput): AdmitResult {
       });
     case Operation.DeleteUser:
     case Operation.UpdatePermissions:
-      return decodeOr((op === Operation.DeleteUser ? deleteUserCommand : updatePermissionsCommand).decodeRequest(body), (r) => {
+      return decodeOr(op, (op === Operation.DeleteUser ? deleteUserCommand : updatePermissionsCommand).decodeRequest(body), (r) => {
         if (!canManageUsers(actor)) return reject(ErrorCode.Unauthorized);
         const user = findUser(state.model, r.userId);
         if (user === undefined) return reject(NotFound.user);
@@ -271,7 +277,7 @@ export function admit(state: MetadataState, input: AdmitInput): AdmitResult {
         return propose(op, body);
       });
     case Operation.ChangePassword:
-      return decodeOr(changePasswordCommand.decodeRequest(body), (r) => {
+      return decodeOr(op, changePasswordCommand.decodeRequest(body), (r) => {
         const user = findUser(state.model, r.userId);
         if (user === undefined) return reject(NotFound.user);
         if (user.id !== input.actor.userId && !canManageUsers(actor)) return reject(ErrorCode.Unauthorized);
@@ -281,9 +287,9 @@ export function admit(state: MetadataState, input: AdmitInput): AdmitResult {
         return propose(op, changePasswordCommand.encodeRequest({ userId: numericIdentifier(user.id), currentPassword: '', newPassword: hash }));
       });
     case Operation.CreatePersonalAccessToken:
-      return decodeOr(createPersonalAccessTokenCommand.decodeRequest(body), (r) => admitCreatePat(actor, input, r.name, r.expiry));
+      return decodeOr(op, createPersonalAccessTokenCommand.decodeRequest(body), (r) => admitCreatePat(actor, input, r.name, r.expiry));
     case Operation.DeletePersonalAccessToken:
-      return decodeOr(deletePersonalAccessTokenCommand.decodeRequest(body), (r) => {
+      return decodeOr(op, deletePersonalAccessTokenCommand.decodeRequest(body), (r) => {
         if (actor === undefined) return reject(ErrorCode.Unauthenticated);
         return actor.tokens.has(r.name) ? propose(op, body) : reject(NotFound.user);
       });
@@ -318,7 +324,7 @@ function admitCreateTopic(state: MetadataState, actor: User | undefined, r: Retu
 
 function admitGroupOp(state: MetadataState, actor: User | undefined, input: AdmitInput,
   decoded: Decoded<{ streamId: Identifier; topicId: Identifier; groupId: Identifier }>): AdmitResult {
-  return decodeOr(decoded, (r) => {
+  return decodeOr(input.operation, decoded, (r) => {
     const t = needTopic(state, r.streamId, r.topicId);
     if ('status' in t) return reject(t.status);
     const { stream, topic } = t.value;

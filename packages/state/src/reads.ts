@@ -68,7 +68,8 @@ export interface ReadRequest {
 const noCounters: PartitionCountersSource = () => null;
 
 export function answerRead(state: MetadataState, req: ReadRequest): Outcome {
-  if (req.code === CommandCode.Ping) return req.body.length === 0 ? accepted() : rejected(ErrorCode.InvalidCommand);
+  // The reference's PingRequest reads nothing, so a body is ignored (requests/system/ping.rs).
+  if (req.code === CommandCode.Ping) return accepted();
   if (req.userId === null) return rejected(ErrorCode.Unauthenticated);
   const actor = state.user(req.userId);
   const host = req.host ?? {};
@@ -92,16 +93,18 @@ export function answerRead(state: MetadataState, req: ReadRequest): Outcome {
     case CommandCode.GetTopics: {
       const r = getTopicsCommand.decodeRequest(req.body);
       if (!r.ok) return rejected(ErrorCode.InvalidCommand);
+      // A missing stream lists as empty, as the reference (server responses.rs build_get_topics_response).
       const stream = findStream(m, r.value.streamId);
-      if (stream === undefined) return rejected(NotFound.stream);
+      if (stream === undefined) return accepted(getTopicsCommand.encodeResponse([]));
       if (!canReadTopics(actor, stream.id)) return rejected(ErrorCode.Unauthorized);
       return accepted(getTopicsCommand.encodeResponse([...stream.topics.values()].map((t) => topicInfo(stream, t, counters))));
     }
     case CommandCode.GetTopic: {
       const r = getTopicCommand.decodeRequest(req.body);
       if (!r.ok) return rejected(ErrorCode.InvalidCommand);
+      // A missing stream or topic is "none" (an empty reply), as the reference's build_get_topic_response.
       const stream = findStream(m, r.value.streamId);
-      if (stream === undefined) return rejected(NotFound.stream);
+      if (stream === undefined) return accepted();
       const topic = findTopic(stream, r.value.topicId);
       if (topic === undefined) return accepted();
       if (!canReadTopic(actor, stream.id, topic.id)) return rejected(ErrorCode.Unauthorized);
@@ -136,10 +139,11 @@ export function answerRead(state: MetadataState, req: ReadRequest): Outcome {
     case CommandCode.GetUser: {
       const r = getUserCommand.decodeRequest(req.body);
       if (!r.ok) return rejected(ErrorCode.InvalidCommand);
+      // Not found before permission (the reference's gate_user_scoped): a miss is an empty reply.
       const user = findUser(m, r.value.userId);
-      if (user !== undefined && user.id === req.userId) return accepted(getUserCommand.encodeResponse(userDetails(user)));
-      if (!canReadUsers(actor)) return rejected(ErrorCode.Unauthorized);
-      return user === undefined ? accepted() : accepted(getUserCommand.encodeResponse(userDetails(user)));
+      if (user === undefined) return accepted();
+      if (user.id !== req.userId && !canReadUsers(actor)) return rejected(ErrorCode.Unauthorized);
+      return accepted(getUserCommand.encodeResponse(userDetails(user)));
     }
     case CommandCode.GetUsers: {
       if (!canReadUsers(actor)) return rejected(ErrorCode.Unauthorized);
@@ -166,10 +170,11 @@ export function answerRead(state: MetadataState, req: ReadRequest): Outcome {
       })));
     }
     case CommandCode.GetClient: {
-      const r = getClientCommand.decodeRequest(req.body);
-      if (!r.ok) return rejected(ErrorCode.InvalidCommand);
       if (!canReadServers(actor)) return rejected(ErrorCode.Unauthorized);
       if (host.sessions === undefined) return rejected(ErrorCode.FeatureUnavailable);
+      // An undecodable body finds no client (an empty reply), as the reference's GET_CLIENT arm.
+      const r = getClientCommand.decodeRequest(req.body);
+      if (!r.ok) return accepted();
       const session = host.sessions().find((s) => s.clientId === r.value.clientId);
       return session === undefined ? accepted() : accepted(getClientCommand.encodeResponse(clientDetails(state, session)));
     }

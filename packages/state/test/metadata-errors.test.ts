@@ -69,7 +69,6 @@ describe('every failure path returns the reference code', () => {
     ['CreatePAT: expiry overflow', (h) => h.code(Operation.CreatePersonalAccessToken, createPersonalAccessTokenCommand.encodeRequest({ name: 'tok', expiry: 0xffff_ffff_ffff_fff0n })), E.InvalidPersonalAccessTokenExpiry],
     ['CreatePAT: exists', (h) => { h.run(Operation.CreatePersonalAccessToken, createPersonalAccessTokenCommand.encodeRequest({ name: 'tok', expiry: 0n })); return h.code(Operation.CreatePersonalAccessToken, createPersonalAccessTokenCommand.encodeRequest({ name: 'tok', expiry: 0n })); }, E.PersonalAccessTokenAlreadyExists],
     ['DeletePAT: missing', (h) => h.code(Operation.DeletePersonalAccessToken, deletePersonalAccessTokenCommand.encodeRequest({ name: 'nope' })), E.ResourceNotFound],
-    ['GetTopics: stream missing', (h) => answerRead(h.state, { code: CommandCode.GetTopics, body: getStreamCommand.encodeRequest({ streamId: id(8) }), userId: 0, client: 1n }).code, E.StreamIdNotFound],
     ['GetTopic: unauthorized', (h) => answerRead(h.state, { code: CommandCode.GetTopic, body: getTopicCommand.encodeRequest({ streamId: id(0), topicId: id(0) }), userId: 1, client: 1n }).code, E.Unauthorized],
     ['GetStreams: unauthenticated', (h) => answerRead(h.state, { code: CommandCode.GetStreams, body: new Uint8Array(0), userId: null, client: 1n }).code, E.Unauthenticated],
     ['FlushUnsavedBuffer', (h) => answerRead(h.state, { code: CommandCode.FlushUnsavedBuffer, body: new Uint8Array(0), userId: 0, client: 1n }).code, E.FeatureUnavailable],
@@ -78,10 +77,15 @@ describe('every failure path returns the reference code', () => {
     it(name, () => expect(run(world())).toBe(code));
   }
 
-  it('an undecodable body is an eviction, not a code', () => {
+  it('an undecodable body: status 3 where the reference decodes before consensus, an eviction elsewhere', () => {
     const h = world();
-    const step = h.run(Operation.CreateStream, new Uint8Array([0]));
-    expect(step.admitted).toMatchObject({ kind: 'evict', reason: 'invalid_request_body' });
+    // CreateStream, CreateTopic, CreatePartitions, DeletePartitions, UpdateTopic, UpdateStream, UpdateUser,
+    // CreateUser: the reference's static-bounds pass denies InvalidCommand (server dispatch.rs).
+    expect(h.run(Operation.CreateStream, new Uint8Array([0])).admitted).toEqual({ kind: 'reject', status: E.InvalidCommand });
+    expect(h.run(Operation.CreateStream, new Uint8Array([1, 0x61, 9, 9])).admitted).toEqual({ kind: 'reject', status: E.InvalidCommand });
+    expect(h.run(Operation.UpdateUser, new Uint8Array([1])).admitted).toEqual({ kind: 'reject', status: E.InvalidCommand });
+    // Everything else is structurally invalid at prepare time: InvalidRequestBody (metadata impls).
+    expect(h.run(Operation.DeleteStream, new Uint8Array([9])).admitted).toMatchObject({ kind: 'evict', reason: 'invalid_request_body' });
     expect(h.run(Operation.CreateTopicWithAssignments, new Uint8Array(4)).admitted).toMatchObject({ kind: 'evict', reason: 'invalid_request_operation' });
   });
 });

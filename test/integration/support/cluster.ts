@@ -33,6 +33,8 @@ export interface TestClusterOptions {
   readonly extraToml?: string;
   /** Start only these replica ids (default: all). */
   readonly start?: readonly number[];
+  /** The client port serves TLS (`[tcp.tls]` in extraToml): what every client of the cluster uses. */
+  readonly clientTls?: ClientOptions['tls'];
   readonly readyTimeoutMs?: number;
 }
 
@@ -241,16 +243,20 @@ export class TestCluster {
   /** A leader-aware client (redirects, retries) bootstrapped from `ids` (default: every node). */
   client(options: Omit<ClientOptions, 'address' | 'credentials'> = {}, ids?: readonly number[]): ShoalClient {
     const address = ids === undefined ? this.addresses : ids.map((id) => this.addresses[id] as string);
-    const client = new ShoalClient({ address, credentials: CREDENTIALS, heartbeatIntervalMs: 0, ...options });
+    const client = new ShoalClient({ address, credentials: CREDENTIALS, heartbeatIntervalMs: 0, ...this.#tls(), ...options });
     this.#clients.push(client);
     return client;
+  }
+
+  #tls(): Pick<ClientOptions, 'tls'> {
+    return this.#options.clientTls === undefined ? {} : { tls: this.#options.clientTls };
   }
 
   /** A client of one node only: no redirects (reads there, or to watch that node answer). */
   nodeClient(id: number, options: Omit<ClientOptions, 'address' | 'credentials'> = {}): ShoalClient {
     const client = new ShoalClient({
       address: this.addresses[id] as string, credentials: CREDENTIALS, heartbeatIntervalMs: 0,
-      reconnect: { enabled: false }, cluster: { leaderAware: false }, ...options,
+      reconnect: { enabled: false }, cluster: { leaderAware: false }, ...this.#tls(), ...options,
     });
     this.#clients.push(client);
     return client;

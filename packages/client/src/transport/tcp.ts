@@ -1,4 +1,6 @@
 import { Socket } from 'node:net';
+import { isIP } from 'node:net';
+import { type PeerCertificate, checkServerIdentity, connect as tlsConnect } from 'node:tls';
 import { CommandCode, FRAME_SIZE_MAX_DEFAULT, FrameDecoder, type ClientVersionInfo, type LoginReply } from '@shoal/protocol';
 import { type NodeAddress, formatAddress } from '../address.js';
 import {
@@ -43,7 +45,23 @@ export interface ReconnectPolicy {
   readonly reestablishAfterMs?: number;
 }
 
+/**
+ * TLS to the node (the server's `[tcp.tls]`): TLS 1.2 or 1.3, the server certificate verified
+ * against `ca` (or the system roots) and its name checked against `servername` (default: the
+ * host dialed). Both checks are on unless `rejectUnauthorized: false` (testing only).
+ */
+export interface TlsOptions {
+  /** PEM CA certificate(s) to trust instead of the system roots. */
+  readonly ca?: string | Uint8Array | readonly (string | Uint8Array)[];
+  /** The name the server certificate must carry, sent as SNI (the connection string's `tls_domain`). */
+  readonly servername?: string;
+  /** Default true: refuse a certificate that does not verify or does not name the server. */
+  readonly rejectUnauthorized?: boolean;
+}
+
 export interface ConnectionOptions {
+  /** TLS on (with defaults when `true` or `{}`); absent or false: plaintext TCP. */
+  readonly tls?: TlsOptions | boolean;
   readonly connectTimeoutMs?: number;
   readonly requestTimeoutMs?: number;
   readonly noDelay?: boolean;
@@ -275,8 +293,9 @@ export class TcpConnection {
   #dial(signal?: AbortSignal): Promise<void> {
     const where = formatAddress(this.address);
     this.#state = 'connecting';
+    const tls = this.#options.tls;
     return new Promise<void>((resolve, reject) => {
-      const socket = new Socket();
+      const socket = tls === undefined || tls === false ? new Socket() : this.#tlsSocket(tls === true ? {} : tls, () => finish(null));
       let settled = false;
       const finish = (error: ShoalError | null): void => {
         if (settled) return;
@@ -299,8 +318,23 @@ export class TcpConnection {
       const timer = this.#scheduler.setTimer(timeoutMs, () => finish(new ShoalConnectionError(`connect to ${where} timed out after ${timeoutMs} ms`, where)));
       signal?.addEventListener('abort', onAbort, { once: true });
       socket.once('error', onError);
-      socket.connect({ host: this.address.host, port: this.address.port }, () => finish(null));
+      if (tls === undefined || tls === false) socket.connect({ host: this.address.host, port: this.address.port }, () => finish(null));
     });
+  }
+
+  /** A TLS socket dialing this node; `ready` runs once the handshake verified the server. */
+  #tlsSocket(tls: TlsOptions, ready: () => void): Socket {
+    const host = this.address.host;
+    const servername = tls.servername ?? host;
+    return tlsConnect({
+      host, port: this.address.port,
+      // SNI carries names only; an IP literal is still checked against the certificate's IP SANs.
+      ...(isIP(servername) === 0 ? { servername } : {}),
+      ...(tls.servername === undefined ? {} : { checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity(servername, cert) }),
+      ...(tls.ca === undefined ? {} : { ca: caList(tls.ca) }),
+      rejectUnauthorized: tls.rejectUnauthorized ?? true,
+      minVersion: 'TLSv1.2',
+    }, ready);
   }
 
   #adopt(socket: Socket): void {
@@ -516,4 +550,9 @@ export class TcpConnection {
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw new ShoalAbortError(signal.reason);
+}
+
+function caList(ca: NonNullable<TlsOptions['ca']>): (string | Buffer)[] {
+  const list = typeof ca === 'string' || ca instanceof Uint8Array ? [ca] : [...ca];
+  return list.map((item) => (typeof item === 'string' ? item : Buffer.from(item)));
 }

@@ -24,7 +24,7 @@
  */
 import {
   ByteWriter, COMMANDS, COMMAND_OFFSET, ClientCommand, CommandCode, METADATA_GROUP, REPLY_HEADER, ErrorCode, EvictionReason, FRAME_HEADER_SIZE, Operation, RequestHeaderView, writeClusterGroups,
-  commandForOperation, decodeRequestHeader, isMetadataPlane, registerCodeOfBody, validateClientRequestHeader,
+  commandForOperation, decodeRequestHeader, isMetadataPlane, registerCodeOfBody, validateClientRequestHeader, xxh3_64,
 } from '@shoal/protocol';
 import { answerRead, type ClientSession, type ReadHost } from '@shoal/state';
 import { concatBytes } from '@shoal/stdx';
@@ -93,12 +93,18 @@ export class ClientPlane implements ConnectionHandler {
       if (OPERATION_PROBLEMS.has(problem)) return this.#evict(connection, h.client, EvictionReason.InvalidRequestOperation);
       return this.#evict(connection, h.client, EvictionReason.InvalidRequestBody);
     }
+    // A stamped request_checksum must be XXH3-64 of the body, widened (the reference's
+    // verify_request_checksum, server wire.rs): otherwise status 4 InvalidFormat, nothing else runs.
+    if (h.requestChecksum !== 0n && xxh3_64(frame.subarray(FRAME_HEADER_SIZE)) !== h.requestChecksum) {
+      return connection.send(statusReply(ctx.reply, new RequestHeaderView(frame), ErrorCode.InvalidFormat));
+    }
     if (h.operation === Operation.NonReplicated && (code === CommandCode.LoginUser || code === CommandCode.LoginWithPersonalAccessToken)) {
       return this.#evict(connection, h.client, EvictionReason.MalformedLogin);
     }
     if (h.operation === Operation.Register) return this.#sessions.register(connection, frame);
     const header = new RequestHeaderView(frame);
-    if (code === CommandCode.Ping) return connection.send(statusReply(ctx.reply, header, frame.length === FRAME_HEADER_SIZE ? 0 : ErrorCode.InvalidCommand));
+    // The reference reads no Ping body (requests/system/ping.rs): any body is ignored.
+    if (code === CommandCode.Ping) return connection.send(statusReply(ctx.reply, header, 0));
     const session = connection.session;
     if (session === null || !ctx.metadata.ready) return connection.send(statusReply(ctx.reply, header, ErrorCode.Unauthenticated));
     if (h.client !== session.client) return this.#evict(connection, h.client, EvictionReason.NoSession);

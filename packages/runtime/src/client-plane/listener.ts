@@ -12,11 +12,17 @@
  * server while others use it (the number would be reused and a late close would hit an unrelated
  * socket). "Stop accepting" is therefore a flag: a draining shard destroys new connections at
  * once, and the descriptor closes with the process.
+ *
+ * `[tcp.tls]` on: the server is a `tls.Server` on the same shared descriptor (each shard builds
+ * its own context from the PEM the supervisor loaded, tls.ts); a connection exists for the
+ * client plane only once its handshake completed, within `tcp.frame_read_timeout`.
  */
 import { type Server, type Socket, createServer } from 'node:net';
+import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
 import type { Logger } from '../log/logger.js';
 import type { StatusTable } from '../status/status-table.js';
 import { ClientConnection, type ConnectionHandler, type ConnectionLimits } from './connection.js';
+import { CLIENT_TLS_MAX_VERSION, CLIENT_TLS_MIN_VERSION, type ClientTlsMaterial } from './tls.js';
 import { FORWARD_SLOT_BASE, makeToken, nextGeneration, tokenSlot } from './token.js';
 
 export interface ListenerOptions {
@@ -25,6 +31,8 @@ export interface ListenerOptions {
   readonly limits: ConnectionLimits;
   /** Node-wide cap (tcp.connections_max), counted in the status table. */
   readonly connectionsMax: number;
+  /** `[tcp.tls]` material; null: plaintext. */
+  readonly tls: ClientTlsMaterial | null;
   readonly handler: ConnectionHandler;
   readonly log: Logger;
 }
@@ -55,8 +63,24 @@ export class ClientListener {
     this.#generations = new Array<number>(slots).fill(0);
     // Lowest slots first (pop from the end).
     this.#free = Array.from({ length: slots }, (_, i) => slots - 1 - i);
-    this.#server = createServer({ noDelay: true, pauseOnConnect: false }, (socket) => this.#onConnection(socket));
+    this.#server = options.tls === null
+      ? createServer({ noDelay: true, pauseOnConnect: false }, (socket) => this.#onConnection(socket))
+      : this.#createTlsServer(options.tls);
     this.#server.on('error', (error) => options.log.error('client listener error', { error }));
+  }
+
+  #createTlsServer(material: ClientTlsMaterial): Server {
+    const server = createTlsServer({
+      cert: material.certPem, key: material.keyPem,
+      minVersion: CLIENT_TLS_MIN_VERSION, maxVersion: CLIENT_TLS_MAX_VERSION,
+      handshakeTimeout: this.#options.limits.frameReadTimeoutMs, noDelay: true, pauseOnConnect: false,
+    }, (socket: TLSSocket) => this.#onConnection(socket));
+    // A failed or timed-out handshake never became a connection: count it, nothing else.
+    server.on('tlsClientError', (error: Error & { code?: string }, socket: TLSSocket) => {
+      this.#refuse(error.code === 'ERR_TLS_HANDSHAKE_TIMEOUT' ? 'tls_handshake_timeout' : 'tls_handshake_failed', true);
+      socket.destroy();
+    });
+    return server;
   }
 
   get open(): number {

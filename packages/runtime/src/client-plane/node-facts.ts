@@ -7,7 +7,7 @@
 import { statfsSync } from 'node:fs';
 import { cpus, freemem, hostname, release, totalmem, type as osType, version as osVersion } from 'node:os';
 import {
-  type ClusterGroups, type ClusterMetadata, type ClusterTopicPrimaries, GROUP_PRIMARY_UNKNOWN, SHOAL_PROTOCOL_VERSION, packPartitionGroup,
+  type ClusterGroups, type ClusterMetadata, type ClusterTopicPrimaries, GROUP_PRIMARY_UNKNOWN, packPartitionGroup,
 } from '@shoal/protocol';
 import { type ClientSession, type HostStats, type MetadataState, type PartitionCounters, type PartitionCountersSource } from '@shoal/state';
 import type { ShoalConfig } from '../config/index.js';
@@ -88,7 +88,7 @@ export class NodeFacts {
       osVersion: release(),
       kernelVersion: osVersion(),
       iggyServerVersion: SERVER_VERSION,
-      iggyServerSemver: SHOAL_PROTOCOL_VERSION,
+      iggyServerSemver: numericVersion(SERVER_VERSION),
       cacheMetrics: [],
       threadsCount: this.#threadsCount,
       freeDiskSpace: disk.free,
@@ -183,6 +183,18 @@ export class NodeFacts {
     }
     return this.#cpuPercent;
   }
+}
+
+/**
+ * The reference's `SemanticVersion::get_numeric_version` (core/common/src/utils/versioning.rs):
+ * major, then minor and patch as three digits each, read as a decimal number (0.11.0 → 11000).
+ * 0 (the wire's "none") when the text is not `major.minor.patch`.
+ */
+export function numericVersion(version: string): number {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (m === null) return 0;
+  const value = Number(`${m[1] ?? ''}${(m[2] ?? '').padStart(3, '0')}${(m[3] ?? '').padStart(3, '0')}`);
+  return Number.isSafeInteger(value) && value <= 0xffff_ffff ? value : 0;
 }
 
 function diskSpace(path: string): { free: bigint; total: bigint } {

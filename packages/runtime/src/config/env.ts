@@ -14,6 +14,7 @@
  */
 import type { Diagnostics } from './errors.js';
 import { emptyLayer, type Layer } from './layers.js';
+import { type ReferenceOnlyJudge, referenceOnlyEnvKey } from './reference-only.js';
 import { findRelocatedEnv, relocatedMessage } from './relocated.js';
 import { KEYS, SECTIONS, TABLE_ARRAYS, KEY_BY_PATH, TABLE_ARRAY_BY_PATH } from './schema.js';
 import { fromEnv } from './values.js';
@@ -38,7 +39,7 @@ interface EnvScope {
 
 const ROOT_SCOPE: EnvScope = buildScope('');
 
-export function readEnv(env: Readonly<Record<string, string | undefined>>, diagnostics: Diagnostics): Layer {
+export function readEnv(env: Readonly<Record<string, string | undefined>>, diagnostics: Diagnostics, judge: ReferenceOnlyJudge): Layer {
   const layer = emptyLayer();
   const names = Object.keys(env).sort();
   // IGGY_ first, SHOAL_ second: the later write wins.
@@ -46,7 +47,7 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>, diagn
     for (const name of names) {
       const raw = env[name];
       if (raw === undefined || !name.startsWith(prefix)) continue;
-      readVariable(name, name.slice(prefix.length), raw, prefix, layer, diagnostics);
+      readVariable(name, name.slice(prefix.length), raw, prefix, layer, diagnostics, judge);
     }
   }
   return layer;
@@ -57,7 +58,7 @@ export function envKeyToPath(envKey: string): string | undefined {
   return resolveInScope(envKey, ROOT_SCOPE, '');
 }
 
-function readVariable(name: string, envKey: string, raw: string, prefix: string, layer: Layer, diagnostics: Diagnostics): void {
+function readVariable(name: string, envKey: string, raw: string, prefix: string, layer: Layer, diagnostics: Diagnostics, judge: ReferenceOnlyJudge): void {
   if (OUTSIDE_SCHEMA.has(envKey)) return;
   const relocated = findRelocatedEnv(envKey);
   if (relocated !== undefined) {
@@ -67,6 +68,13 @@ function readVariable(name: string, envKey: string, raw: string, prefix: string,
   const resolved = resolveIndexed(envKey, name, diagnostics);
   if (resolved === null) return;
   if (resolved === undefined) {
+    // A reference-server setting Shoal does not implement (IGGY_QUIC_ENABLED,
+    // IGGY_SYSTEM_ENCRYPTION_ENABLED, ...): judged like the file's (reference-only.ts).
+    const reference = referenceOnlyEnvKey(envKey);
+    if (reference !== undefined) {
+      judge.judge(reference.section, reference.key ?? (reference.section.keys.length === 0 ? null : envKey), raw, name, name);
+      return;
+    }
     if (!SECTION_WORDS.some((word) => envKey.startsWith(`${word}_`))) return;
     if (prefix === 'SHOAL_') diagnostics.error('unknown_key', name, 'names no configuration key', name);
     else diagnostics.warn(`${name}: names no configuration key; ignored`);

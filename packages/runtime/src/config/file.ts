@@ -6,6 +6,7 @@
 import { parse, TomlDate, TomlError } from 'smol-toml';
 import type { Diagnostics } from './errors.js';
 import { emptyLayer, type Layer } from './layers.js';
+import { REFERENCE_ONLY_SECTIONS, type ReferenceOnlyJudge, findReferenceOnly } from './reference-only.js';
 import { findRelocated, relocatedMessage, unsupportedHint } from './relocated.js';
 import { KEYS, KEY_BY_PATH, TABLE_ARRAY_BY_PATH, TABLE_PATHS } from './schema.js';
 import { fromToml } from './values.js';
@@ -13,7 +14,7 @@ import { fromToml } from './values.js';
 /** Nesting deeper than this is never a Shoal config (deepest real path: 4 levels + 2 arrays). */
 const TOML_DEPTH_MAX = 16;
 
-export function readFile(text: string, diagnostics: Diagnostics): Layer {
+export function readFile(text: string, diagnostics: Diagnostics, judge: ReferenceOnlyJudge): Layer {
   const layer = emptyLayer();
   let document: Record<string, unknown>;
   try {
@@ -26,7 +27,7 @@ export function readFile(text: string, diagnostics: Diagnostics): Layer {
     }
     throw error;
   }
-  walkTable(document, '', '', layer, diagnostics);
+  walkTable(document, '', '', layer, diagnostics, judge);
   return layer;
 }
 
@@ -36,6 +37,7 @@ function walkTable(
   concretePrefix: string,
   layer: Layer,
   diagnostics: Diagnostics,
+  judge: ReferenceOnlyJudge,
 ): void {
   for (const [key, value] of Object.entries(table)) {
     if (/[.[\]]/.test(key)) {
@@ -46,11 +48,11 @@ function walkTable(
     }
     const schemaPath = schemaPrefix === '' ? key : `${schemaPrefix}.${key}`;
     const concretePath = concretePrefix === '' ? key : `${concretePrefix}.${key}`;
-    walkValue(value, schemaPath, concretePath, layer, diagnostics);
+    walkValue(value, schemaPath, concretePath, layer, diagnostics, judge);
   }
 }
 
-function walkValue(value: unknown, schemaPath: string, concretePath: string, layer: Layer, diagnostics: Diagnostics): void {
+function walkValue(value: unknown, schemaPath: string, concretePath: string, layer: Layer, diagnostics: Diagnostics, judge: ReferenceOnlyJudge): void {
   const relocated = findRelocated(schemaPath);
   if (relocated !== undefined) {
     diagnostics.error('relocated_key', concretePath, relocatedMessage(relocated), 'file');
@@ -74,15 +76,37 @@ function walkValue(value: unknown, schemaPath: string, concretePath: string, lay
       return;
     }
     layer.arrays.set(concretePath, value.length);
-    value.forEach((item, index) => walkTable(item, `${schemaPath}[]`, `${concretePath}[${index}]`, layer, diagnostics));
+    value.forEach((item, index) => walkTable(item, `${schemaPath}[]`, `${concretePath}[${index}]`, layer, diagnostics, judge));
     return;
   }
   if (TABLE_PATHS.has(schemaPath)) {
-    if (isTable(value)) walkTable(value, schemaPath, concretePath, layer, diagnostics);
+    if (isTable(value)) walkTable(value, schemaPath, concretePath, layer, diagnostics, judge);
     else diagnostics.error('type', concretePath, 'expected a table', 'file');
     return;
   }
+  if (judgeReferenceOnly(value, schemaPath, concretePath, judge)) return;
   diagnostics.error('unknown_key', concretePath, unknownKeyRule(schemaPath), 'file');
+}
+
+/**
+ * A reference-server section Shoal does not implement (reference-only.ts): every leaf is judged
+ * (one warning per section, or a refusal for a protection asked for). False: not one of them.
+ */
+function judgeReferenceOnly(value: unknown, schemaPath: string, concretePath: string, judge: ReferenceOnlyJudge): boolean {
+  const section = findReferenceOnly(schemaPath);
+  if (section === undefined) {
+    // A table that only holds reference-only sections (`[data_maintenance]` of `[data_maintenance.messages]`).
+    const container = isTable(value) && REFERENCE_ONLY_SECTIONS.some((s) => s.path.startsWith(`${schemaPath}.`));
+    if (!container) return false;
+    return Object.entries(value).every(([key, inner]) => judgeReferenceOnly(inner, `${schemaPath}.${key}`, `${concretePath}.${key}`, judge));
+  }
+  if (isTable(value)) {
+    for (const [key, inner] of Object.entries(value)) judgeReferenceOnly(inner, `${schemaPath}.${key}`, `${concretePath}.${key}`, judge);
+    return true;
+  }
+  const key = schemaPath === section.path ? null : schemaPath.slice(section.path.length + 1);
+  judge.judge(section, key, value, concretePath, 'file');
+  return true;
 }
 
 function unknownKeyRule(schemaPath: string): string {

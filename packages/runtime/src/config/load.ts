@@ -8,6 +8,7 @@ import { checkBounds } from './bounds.js';
 import { checkRootEnvPair, readEnv } from './env.js';
 import { Diagnostics, type ConfigError } from './errors.js';
 import { readFile } from './file.js';
+import { ReferenceOnlyJudge } from './reference-only.js';
 import { defaultLayer, emptyLayer, mergeLayers } from './layers.js';
 import { resolveConfig, type ConfigFlags } from './resolve.js';
 import type { ShoalConfig } from './types.js';
@@ -30,8 +31,9 @@ export type LoadConfigResult =
 export function loadConfig(input: LoadConfigInput): LoadConfigResult {
   const diagnostics = new Diagnostics();
   const flags = input.flags ?? {};
-  const fileLayer = input.file === undefined ? emptyLayer() : readFile(input.file, diagnostics);
-  const envLayer = readEnv(input.env, diagnostics);
+  const judge = new ReferenceOnlyJudge(diagnostics);
+  const fileLayer = input.file === undefined ? emptyLayer() : readFile(input.file, diagnostics, judge);
+  const envLayer = readEnv(input.env, diagnostics, judge);
   checkRootEnvPair(input.env, flags.withDefaultRootCredentials === true, diagnostics);
   if (diagnostics.errors.some((error) => error.kind === 'syntax')) {
     // Without the file's values every later rule would report noise.

@@ -1,9 +1,9 @@
 /**
  * Keys the reference server has moved or removed. The relocated ones refuse boot (as in the
  * reference: the storage knobs became create-only topic options, so a topic created while the
- * old key was silently ignored could never be given the setting afterwards). Removed sections
- * and reference sections that Shoal does not implement are unknown keys like any other, but get
- * a hint that says why.
+ * old key was silently ignored could never be given the setting afterwards). Sections the
+ * reference removed are unknown keys like any other, but get a hint that says why (the live
+ * reference sections Shoal does not implement are accepted or refused by reference-only.ts).
  */
 
 export interface RelocatedKey {
@@ -56,20 +56,9 @@ export function findRelocatedEnv(envKey: string): RelocatedKey | undefined {
   });
 }
 
-/** Why a reference-server section is not a Shoal key. */
+/** Why a section the reference server removed is not a Shoal key (its live sections: reference-only.ts). */
 const UNSUPPORTED_SECTIONS: readonly (readonly [string, string])[] = [
-  ['quic', 'Shoal serves clients over TCP only'],
-  ['websocket', 'Shoal serves clients over TCP only'],
-  ['tcp.tls', 'Shoal has no client-plane TLS yet'],
   ['tcp.socket', 'removed from the reference server'],
-  ['http.jwt', "Shoal's HTTP listener serves metrics only"],
-  ['http.cors', "Shoal's HTTP listener serves metrics only"],
-  ['http.tls', "Shoal's HTTP listener serves metrics only"],
-  ['http.web_ui', "Shoal's HTTP listener serves metrics only"],
-  ['telemetry', 'Shoal has no OpenTelemetry export'],
-  ['data_maintenance', 'Shoal has no segment cleaner yet'],
-  ['system.encryption', 'Shoal has no encryption at rest'],
-  ['system.memory_pool', 'Node manages Shoal memory'],
   ['system.state', 'removed from the reference server'],
   ['system.backup', 'removed from the reference server'],
   ['system.compression', 'removed from the reference server'],
@@ -79,7 +68,7 @@ const UNSUPPORTED_SECTIONS: readonly (readonly [string, string])[] = [
 export function unsupportedHint(path: string): string | undefined {
   for (const [section, why] of UNSUPPORTED_SECTIONS) {
     if (path === section || path.startsWith(`${section}.`)) {
-      return `a reference-server key that Shoal does not implement (${why}); remove it`;
+      return `a key the reference server no longer has (${why}); remove it`;
     }
   }
   return undefined;

@@ -107,6 +107,12 @@ export function resolveConfig(
       frameReadTimeoutMs: read.number('tcp.frame_read_timeout'),
       writeBufferBytesMax: read.number('tcp.write_buffer_bytes_max'),
       writeStallTimeoutMs: read.number('tcp.write_stall_timeout'),
+      tls: {
+        enabled: read.bool('tcp.tls.enabled'),
+        selfSigned: read.bool('tcp.tls.self_signed'),
+        certFile: read.string('tcp.tls.cert_file'),
+        keyFile: read.string('tcp.tls.key_file'),
+      },
     },
     http: {
       enabled: read.bool('http.enabled'),

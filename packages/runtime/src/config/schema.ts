@@ -102,6 +102,7 @@ export const SECTIONS: readonly SectionSpec[] = [
   { path: 'system.recovery', doc: 'Placeholder kept for reference compatibility.' },
   { path: 'system.sharding', doc: 'Shard worker count, inter-thread rings, shutdown budgets.' },
   { path: 'tcp', doc: 'The client listener (Iggy binary protocol over TCP).' },
+  { path: 'tcp.tls', doc: 'TLS (1.2 and 1.3) on the client listener: when enabled the listener serves TLS only, on the same address.' },
   { path: 'http', doc: 'HTTP listener. Shoal serves only the Prometheus metrics endpoint on it.' },
   { path: 'http.metrics', doc: 'Prometheus text endpoint.' },
   { path: 'heartbeat', doc: 'Client heartbeat: stale consumer-group members are released.' },
@@ -211,6 +212,19 @@ export const KEYS: readonly KeySpec[] = [
     doc: 'Unsent reply bytes per connection above which the connection is no longer read.' },
   { path: 'tcp.write_stall_timeout', ...DURATION_NONZERO, default: '30 s', shoal: true,
     doc: 'A connection with unsent replies that makes no write progress for this long is closed (slow readers cannot pin reply memory).' },
+
+  // ── [tcp.tls] ───────────────────────────────────────────────────────────────────────────
+  { path: 'tcp.tls.enabled', kind: 'bool', default: false,
+    doc: 'Serve the client listener over TLS (1.2 or 1.3; no plaintext on that address).' },
+  { path: 'tcp.tls.self_signed', kind: 'bool', default: true,
+    doc: 'With no `cert_file` on disk, present a certificate the node generates (kept in `<system.path>/tls/client.crt`, for `localhost` and the listener address). Clients must be told to trust it; for production give a CA-issued pair.',
+    rules: ['When `self_signed = true` and `cert_file` exists, the file is loaded (as in the reference).'] },
+  { path: 'tcp.tls.cert_file', kind: 'string', default: '',
+    doc: 'PEM certificate chain (server certificate first). Reference default: `core/certs/iggy_cert.pem`.',
+    rules: ['Required (and must load) when TLS is on and `self_signed = false`.'] },
+  { path: 'tcp.tls.key_file', kind: 'string', default: '',
+    doc: 'PEM private key of the certificate.',
+    rules: ['Required (and must load) when TLS is on and `self_signed = false`.'] },
 
   // ── [http] ──────────────────────────────────────────────────────────────────────────────
   { path: 'http.enabled', kind: 'bool', default: true, doc: 'Serve HTTP (the metrics endpoint).' },

@@ -94,6 +94,14 @@ export interface TcpConfig {
   readonly frameReadTimeoutMs: number;
   readonly writeBufferBytesMax: number;
   readonly writeStallTimeoutMs: number;
+  readonly tls: TcpTlsConfig;
+}
+
+export interface TcpTlsConfig {
+  readonly enabled: boolean;
+  readonly selfSigned: boolean;
+  readonly certFile: string;
+  readonly keyFile: string;
 }
 
 export interface HttpConfig {

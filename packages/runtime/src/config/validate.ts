@@ -18,6 +18,7 @@ export function validateConfig(config: ShoalConfig, flags: ConfigFlags, diagnost
   validateCapacities(config, diagnostics);
   validateSystem(config, diagnostics);
   validateRoot(config, diagnostics);
+  validateClientTls(config, diagnostics);
   validateReplicaIdFlag(config, flags, diagnostics);
   if (config.cluster.enabled) {
     validateRoster(config, flags, diagnostics);
@@ -98,6 +99,15 @@ function validateSystem(config: ShoalConfig, diagnostics: Diagnostics): void {
   }
   const nameBytes = utf8.encode(config.cluster.name).length;
   if (nameBytes > 255) diagnostics.error('range', 'cluster.name', `must be at most 255 bytes (got ${nameBytes})`);
+}
+
+/** `[tcp.tls]`: a CA-issued pair needs both files named (whether they load is checked at boot). */
+function validateClientTls(config: ShoalConfig, diagnostics: Diagnostics): void {
+  const tls = config.tcp.tls;
+  if (!tls.enabled || tls.selfSigned) return;
+  for (const [key, value] of [['cert_file', tls.certFile], ['key_file', tls.keyFile]] as const) {
+    if (value === '') diagnostics.error('required', `tcp.tls.${key}`, 'required when tcp.tls.enabled = true and tcp.tls.self_signed = false');
+  }
 }
 
 /** Iggy's user rules: username 3..=50 characters, password 3..=100; both fit the u8 wire length. */

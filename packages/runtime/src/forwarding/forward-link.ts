@@ -16,6 +16,7 @@
  * order the shard forwarded them, and the primary's shard takes them from the stream in order.
  */
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { ErrorCode, FRAME_HEADER_SIZE, FrameDecoder } from '@shoal/protocol';
 import type { ClientRequestMessage, RequestRoute } from '../channels/messages.js';
 import type { Logger } from '../log/logger.js';
@@ -56,6 +57,12 @@ export interface ForwardLinkSettings {
   /** Dial + handshake budget. */
   readonly connectTimeoutMs: number;
   readonly randomBytes: (size: number) => Uint8Array;
+  /**
+   * The peers' client ports speak TLS (`[tcp.tls]`, the same on every node): the link dials TLS.
+   * The peer's certificate is not verified (no CA is configured for it): the channel's own
+   * handshake, keyed by the cluster secret, is what authenticates the peer; TLS gives secrecy.
+   */
+  readonly tls: boolean;
 }
 
 type LinkState = 'down' | 'connecting' | 'up';
@@ -163,12 +170,15 @@ export class ForwardLink {
     const s = this.#settings;
     this.#state = 'connecting';
     this.counters.connects += 1;
-    const socket = connect({ host: this.#host, port: this.#port, noDelay: true });
+    const socket: Socket = s.tls
+      ? tlsConnect({ host: this.#host, port: this.#port, rejectUnauthorized: false, minVersion: 'TLSv1.2' })
+      : connect({ host: this.#host, port: this.#port, noDelay: true });
+    socket.setNoDelay(true);
     this.#socket = socket;
     this.#decoder = new FrameDecoder({ frameSizeMax: s.frameSizeMax });
     this.#handshake = new ChannelDialerHandshake(s.identity, this.peer, s.randomBytes);
     this.#connectTimer = setTimeout(() => this.#drop(socket, 'connect_timeout'), s.connectTimeoutMs);
-    socket.on('connect', () => {
+    socket.on(s.tls ? 'secureConnect' : 'connect', () => {
       if (this.#socket === socket && this.#handshake !== null) socket.write(this.#handshake.hello());
     });
     socket.on('data', (chunk: Buffer) => this.#onData(socket, chunk));

@@ -49,6 +49,7 @@ export class ForwardLinks {
       timeoutMs: FORWARD_TIMEOUT_MS,
       connectTimeoutMs: FORWARD_CONNECT_TIMEOUT_MS,
       randomBytes: (size) => new Uint8Array(randomBytes(size)),
+      tls: config.tcp.tls.enabled,
     };
   }
 

@@ -34,6 +34,7 @@ import { Header, StatusTable, type StatusTableHandle } from '../status/status-ta
 import { randomU128 } from '../engine/clock.js';
 import { type SupervisorToWorker, type WorkerToSupervisor, isWorkerMessage } from './control.js';
 import { type FatalReason, exitCodeOf } from './exit-codes.js';
+import { type ClientTlsMaterial, loadClientTls } from '../client-plane/tls.js';
 import { ReplicaPlane, ReplicaPlaneError } from '../replica-plane/index.js';
 import { handshakeFigures } from './replica-links.js';
 import { METADATA_THREAD, type WorkerData, shardThread } from './worker-data.js';
@@ -106,6 +107,7 @@ export class Supervisor {
       shards: config.system.sharding.shardCount, data: config.system.path, config: config.boot.configPath,
     });
     this.#log.debug('effective configuration', { toml: renderConfig(config) });
+    const clientTls = this.#clientTls();
     const threadCount = config.system.sharding.shardCount + 1;
     const mesh = createMesh({ threadCount, capacityBytes: config.system.sharding.ringSizeBytes });
     this.#mesh = mesh;
@@ -114,7 +116,7 @@ export class Supervisor {
     this.#spawn('metadata', METADATA_THREAD, { ...common, role: 'metadata', mesh: meshEndpoints(mesh, METADATA_THREAD) }, 'metadata/metadata-worker.js');
     for (let shard = 0; shard < config.system.sharding.shardCount; shard++) {
       const thread = shardThread(shard);
-      this.#spawn(`shard-${shard}`, thread, { ...common, role: 'shard', shard, mesh: meshEndpoints(mesh, thread) }, 'shard/shard-worker.js');
+      this.#spawn(`shard-${shard}`, thread, { ...common, role: 'shard', shard, mesh: meshEndpoints(mesh, thread), clientTls }, 'shard/shard-worker.js');
     }
     const startTimeoutMs = config.system.sharding.startTimeoutMs;
     this.#startTimer = setTimeout(() => {
@@ -240,6 +242,17 @@ export class Supervisor {
     const opened = openDataDir(disk, root, identityFor(config.cluster.name, config.node.replicaId));
     if (!opened.ok) this.fatal('data_dir_refused', opened.error.message);
     if (opened.value.created) this.#log.info('data directory created', { path: root });
+  }
+
+  /** `[tcp.tls]` material for the shards (after the data directory exists: a self-signed pair lives there). */
+  #clientTls(): ClientTlsMaterial | null {
+    try {
+      const material = loadClientTls(this.#config);
+      if (material !== null) this.#log.info('client listener TLS', { certificate: material.source, versions: 'TLSv1.2, TLSv1.3' });
+      return material;
+    } catch (error) {
+      this.fatal('config_invalid', error instanceof Error ? error.message : String(error));
+    }
   }
 
   #createStatus(): StatusTable {

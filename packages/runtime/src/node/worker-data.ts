@@ -6,6 +6,7 @@
  * mesh.
  */
 import type { MeshEndpoints } from '@shoal/ring';
+import type { ClientTlsMaterial } from '../client-plane/tls.js';
 import type { ShoalConfig } from '../config/index.js';
 import type { StatusTableHandle } from '../status/status-table.js';
 
@@ -34,6 +35,8 @@ export interface MetadataWorkerData extends CommonWorkerData {
 export interface ShardWorkerData extends CommonWorkerData {
   readonly role: 'shard';
   readonly shard: number;
+  /** `[tcp.tls]` on: the listener's certificate and key (PEM); null: plaintext. */
+  readonly clientTls: ClientTlsMaterial | null;
 }
 
 export type WorkerData = MetadataWorkerData | ShardWorkerData;

@@ -32,14 +32,34 @@ export interface SelfSignedCertificate {
 }
 
 export function loadOrCreateSelfSigned(dir: string, ip: string, now: Date = new Date()): SelfSignedCertificate {
-  const certPath = join(dir, SELF_SIGNED_CERT_FILE);
-  const keyPath = join(dir, SELF_SIGNED_KEY_FILE);
-  const stored = readUsablePair(certPath, keyPath, now);
+  return loadOrCreateSelfSignedPair({
+    dir, certFile: SELF_SIGNED_CERT_FILE, keyFile: SELF_SIGNED_KEY_FILE, commonName: `shoal-replica ${ip}`, ips: isIP(ip) === 0 ? [] : [ip],
+  }, now);
+}
+
+/** Where a self-signed pair lives and what it names (the client plane's `[tcp.tls]` uses it too). */
+export interface SelfSignedSpec {
+  readonly dir: string;
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly commonName: string;
+  readonly ips: readonly string[];
+  readonly dnsNames?: readonly string[];
+}
+
+/**
+ * The stored pair when it is usable (readable, matching, not near expiry) and still names the
+ * same SANs; otherwise a new one, stored atomically (key mode 0600).
+ */
+export function loadOrCreateSelfSignedPair(spec: SelfSignedSpec, now: Date = new Date()): SelfSignedCertificate {
+  const certPath = join(spec.dir, spec.certFile);
+  const keyPath = join(spec.dir, spec.keyFile);
+  const stored = readUsablePair(certPath, keyPath, now, spec);
   if (stored !== null) return { ...stored, created: false };
   const keys = generateCertificateKeyPair();
-  const commonName = `shoal-replica ${ip}`;
+  const commonName = spec.commonName;
   const der = issueCertificateDer({
-    subject: { commonName, ips: isIP(ip) === 0 ? [] : [ip] },
+    subject: { commonName, ips: spec.ips, ...(spec.dnsNames === undefined ? {} : { dnsNames: spec.dnsNames }) },
     subjectPublicKey: keys.publicKey,
     issuer: { commonName, keys },
     notBefore: new Date(now.getTime() - BACKDATE_MS),
@@ -48,24 +68,32 @@ export function loadOrCreateSelfSigned(dir: string, ip: string, now: Date = new 
   });
   const certPem = certificatePem(der);
   const keyPem = privateKeyPem(keys.privateKey);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(spec.dir, { recursive: true });
   writeAtomically(keyPath, keyPem, 0o600);
   writeAtomically(certPath, certPem, 0o644);
   return { certPem, keyPem, created: true };
 }
 
-function readUsablePair(certPath: string, keyPath: string, now: Date): { certPem: string; keyPem: string } | null {
+function readUsablePair(certPath: string, keyPath: string, now: Date, spec: SelfSignedSpec): { certPem: string; keyPem: string } | null {
   if (!existsSync(certPath) || !existsSync(keyPath)) return null;
   try {
     const certPem = readFileSync(certPath, 'utf8');
     const keyPem = readFileSync(keyPath, 'utf8');
     const cert = new X509Certificate(certPem);
     if (Date.parse(cert.validTo) - now.getTime() < RENEW_BEFORE_MS) return null;
+    if (!namesAll(cert, spec)) return null;
     if (!cert.checkPrivateKey(createPrivateKey(keyPem))) return null;
     return { certPem, keyPem };
   } catch {
     return null;
   }
+}
+
+/** Every SAN the spec asks for is in the certificate (a changed listener address renews it). */
+function namesAll(cert: X509Certificate, spec: SelfSignedSpec): boolean {
+  for (const dns of spec.dnsNames ?? []) if (cert.checkHost(dns, { subject: 'never' }) === undefined) return false;
+  for (const ip of spec.ips) if (cert.checkIP(ip) === undefined) return false;
+  return true;
 }
 
 function positiveSerial(): Uint8Array {

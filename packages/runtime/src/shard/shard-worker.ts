@@ -199,6 +199,7 @@ class ShardWorker implements ForwardedRequestSink {
         writeStallTimeoutMs: config.tcp.writeStallTimeoutMs,
       },
       connectionsMax: config.tcp.connectionsMax,
+      tls: rt.data.role === 'shard' ? rt.data.clientTls : null,
       handler: this.#plane,
       log: rt.log.child('listener'),
     });

@@ -20,6 +20,10 @@ const target: FuzzTarget = {
         if (codec === undefined) continue;
         const body = codec.encodeRequest(request);
         seeds.push(Uint8Array.of(index, ...body));
+        // The same body with a tail, where the reference ignores it (fixed-shape bodies; a body
+        // that ends in an options block reads the tail as the block).
+        const tailed = Uint8Array.of(...body, 0xff, 0x00, 0x07);
+        if (codec.decodeRequest(tailed).ok) seeds.push(Uint8Array.of(index, ...tailed));
       }
     });
     return seeds;

@@ -11,7 +11,9 @@ import { type CommandCode, type CommandInfo, commandByCode } from '../command-co
  * stripped (result-framed operations). Request decoders read what they need from the start of the
  * body and ignore trailing bytes, as the reference server does (`decode_from`, codec.rs); bodies
  * that end in an options block consume everything, so there trailing bytes are the block. Response
- * decoders require exact consumption.
+ * decoders do the same (the reference's SDKs decode replies with `decode_from` too, and the official
+ * Node SDK never checks what follows), except where the reference refuses a tail: SendMessages
+ * (responses/messages/send_messages.rs, vector `send_messages_response.rejected`).
  *
  *   codec.encodeRequest(req)      → body bytes
  *   codec.decodeRequest(body)     → Decoded<Req>
@@ -46,8 +48,13 @@ export const EMPTY_BODY: BodyParts<EmptyRequest> = {
   read: () => ({}),
 };
 
+export interface CommandOptions {
+  /** The reply must be consumed exactly (trailing bytes refused). */
+  readonly exactResponse?: boolean;
+}
+
 export function defineCommand<Req, Res>(
-  code: CommandCode, request: BodyParts<Req>, response: BodyParts<Res> | null,
+  code: CommandCode, request: BodyParts<Req>, response: BodyParts<Res> | null, options: CommandOptions = {},
 ): CommandCodec<Req, Res> {
   const info = commandByCode(code);
   assert(info !== null, `defineCommand: unknown code ${code}`);
@@ -66,7 +73,7 @@ export function defineCommand<Req, Res>(
     },
     decodeResponse: (payload: Uint8Array): Decoded<Res> => {
       if (response === null) return payload.length === 0 ? ok(null as Res) : fail('unexpected_response_body');
-      return decodeExact(payload, (r) => response.read(r));
+      return (options.exactResponse === true ? decodeExact : decodePrefix)(payload, (r) => response.read(r));
     },
   });
 }

@@ -123,6 +123,7 @@ export const sendMessagesCommand = defineCommand<SendMessagesRequest, SendMessag
     },
   },
   SEND_MESSAGES_RESPONSE,
+  { exactResponse: true },
 );
 
 /** `[stream_id][topic_id][partition_id:u32][fsync:u8]`; always answered with FeatureUnavailable. */

@@ -97,9 +97,12 @@ export const STATS: BodyParts<Stats> = {
     const osName = readLongString(r, 'os_name');
     const osVersion = readLongString(r, 'os_version');
     const kernelVersion = readLongString(r, 'kernel_version');
-    const iggyServerVersion = readLongString(r, 'iggy_server_version');
-    const iggyServerSemver = r.u32('iggy_server_semver');
-    const count = r.u32('cache_metrics_count');
+    // The official Node SDK reads nothing after kernel_version, so a reply that ends there (an
+    // older server's) is accepted: what follows is read when present, else its default.
+    const more = (): boolean => !r.failed && r.remaining > 0;
+    const iggyServerVersion = more() ? readLongString(r, 'iggy_server_version') : '';
+    const iggyServerSemver = more() ? r.u32('iggy_server_semver') : 0;
+    const count = more() ? r.u32('cache_metrics_count') : 0;
     const cacheMetrics: CacheMetric[] = [];
     if (checkCount(r, count, CACHE_METRIC_SIZE, 'cache_metrics')) {
       for (let i = 0; i < count && !r.failed; i++) {
@@ -109,9 +112,9 @@ export const STATS: BodyParts<Stats> = {
         });
       }
     }
-    const threadsCount = r.u32('threads_count');
-    const freeDiskSpace = r.u64('free_disk_space');
-    const totalDiskSpace = r.u64('total_disk_space');
+    const threadsCount = more() ? r.u32('threads_count') : 0;
+    const freeDiskSpace = more() ? r.u64('free_disk_space') : 0n;
+    const totalDiskSpace = more() ? r.u64('total_disk_space') : 0n;
     return {
       processId, cpuUsage, totalCpuUsage, memoryUsage, totalMemory, availableMemory, runTime, startTime,
       readBytes, writtenBytes, messagesSizeBytes, streamsCount, topicsCount, partitionsCount, segmentsCount,

@@ -44,12 +44,6 @@ export interface RawPersonalAccessToken {
   readonly token: string;
 }
 
-export function readUserStatus(r: ByteReader): number {
-  const status = r.u8('user_status');
-  if (!r.failed && status !== UserStatus.Active && status !== UserStatus.Inactive) r.fail('invalid_user_status');
-  return status;
-}
-
 export function writeUserInfo(w: ByteWriter, u: UserInfo): void {
   w.u32(u.id).u64(u.createdAt).u8(u.status);
   writeName(w, u.username);
@@ -59,7 +53,9 @@ export function writeUserInfo(w: ByteWriter, u: UserInfo): void {
 export function readUserInfo(r: ByteReader): UserInfo {
   const id = r.u32('user_id');
   const createdAt = r.u64('created_at');
-  const status = readUserStatus(r);
+  // Any code, as the official SDK reads it (an unknown one is `unknown_status_<n>` there): the
+  // reference's CreateUser reply echoes the status byte the client sent.
+  const status = r.u8('user_status');
   const username = readName(r, 'username');
   const options = readPrefixedOptions(r, 'user_options');
   return { id, createdAt, status, username, options };

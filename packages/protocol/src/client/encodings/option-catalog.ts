@@ -27,10 +27,11 @@ export interface OptionSpec {
 const GIB = 1024 * 1024 * 1024;
 const MIB = 1024 * 1024;
 
+/** In the reference catalog's order (server responses.rs `topic_option_descriptors`): DescribeOptions lists it so. */
 export const TOPIC_OPTION_CATALOG: readonly OptionSpec[] = Object.freeze([
-  { key: 'max_topic_size', kind: HeaderKind.Uint64, defaultText: 'unlimited', constraints: '', description: 'Delete the oldest sealed segments once the topic grows past this size.', updatable: true },
-  { key: 'message_expiry', kind: HeaderKind.Uint64, defaultText: 'none', constraints: '', description: 'Delete sealed segments older than this.', updatable: true },
   { key: 'compression_algorithm', kind: HeaderKind.String, defaultText: 'none', constraints: 'none or gzip', description: 'Placeholder: stored and reported, no compression applied yet.', updatable: true },
+  { key: 'message_expiry', kind: HeaderKind.Uint64, defaultText: 'none', constraints: '', description: 'Delete sealed segments older than this.', updatable: true },
+  { key: 'max_topic_size', kind: HeaderKind.Uint64, defaultText: 'unlimited', constraints: '', description: 'Delete the oldest sealed segments once the topic grows past this size.', updatable: true },
   { key: 'segment_size', kind: HeaderKind.Uint64, defaultText: '1 GiB', constraints: '512-byte multiple, at least 1 MiB, at most 1 GiB', description: 'Soft size limit per segment: a segment may close one whole batch past it.', updatable: false },
   { key: 'enforce_fsync', kind: HeaderKind.Bool, defaultText: 'false', constraints: '', description: "fsync every write to this topic's partitions.", updatable: false },
   { key: 'messages_required_to_save', kind: HeaderKind.Uint32, defaultText: '1024', constraints: 'non-zero, at most 16777216', description: 'Flush the journal once it holds this many messages.', updatable: false },
