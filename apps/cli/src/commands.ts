@@ -8,7 +8,7 @@ import {
   type HeaderValue, type StreamInfo, type TopicInfo, headerKindName, SnapshotType,
 } from '@shoal/protocol';
 import { U64_MAX } from '@shoal/stdx';
-import type { Action, Context, Leaf } from './main.js';
+import type { Action, Context, Leaf } from './action.js';
 import { decodeMessageFile, encodeMessageFile } from './message-file.js';
 import { removeStoredSession, readStoredSession, writeStoredSession } from './target.js';
 import { formatBytes, formatExpiry, isoFromMicros, renderTable, stringify } from './output.js';

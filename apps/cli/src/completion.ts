@@ -1,5 +1,5 @@
 import { Argument, type Command } from 'commander';
-import type { LocalLeaf } from './main.js';
+import type { LocalLeaf } from './action.js';
 
 /**
  * `shoal completion bash|zsh|fish`: a completion script generated from the command tree itself,

@@ -3,7 +3,7 @@ import { ShoalInvalidArgumentError, formatAddress, parseAddress, parseConnection
 import {
   type ContextConfig, type ContextEntry, activeContextName, createContext, deleteContext, getContext, listContexts, useContext,
 } from './contexts.js';
-import type { LocalLeaf } from './main.js';
+import type { LocalLeaf } from './action.js';
 import { requestTimeoutMs } from './target.js';
 
 /**

@@ -1,13 +1,15 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ShoalClient, ShoalError, ShoalInvalidArgumentError, asShoalError } from '@shoal/client';
-import type { Env } from './home.js';
-import { type GlobalOptions, type Target, openClient, resolveTarget } from './target.js';
-import { OUTPUT_FORMATS, type Output, type OutputFormat, createOutput, stringify, toYaml } from './output.js';
+import type { Action, CliIo, Context, Leaf, LocalAction, LocalLeaf } from './action.js';
+import { type GlobalOptions, openClient, resolveTarget } from './target.js';
+import { OUTPUT_FORMATS, type OutputFormat, createOutput, stringify, toYaml } from './output.js';
 import { registerCommands } from './commands.js';
 import { registerContexts } from './context-commands.js';
 import { registerCompletion } from './completion.js';
 import { registerBench } from './bench.js';
-import { type InputStream, StdinReader } from './stdin.js';
+import { StdinReader } from './stdin.js';
+
+export type { Action, CliIo, Context, Leaf, LocalAction, LocalContext, LocalLeaf } from './action.js';
 
 /**
  * `shoal`: the command-line client. Commands and flags mirror the reference `iggy` CLI
@@ -19,40 +21,6 @@ import { type InputStream, StdinReader } from './stdin.js';
  * Built on `commander` (well kept, no dependencies, no install scripts): subcommands with aliases,
  * positional options (global flags before the command, command flags after it), generated help.
  */
-export interface CliIo {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  readonly env: Env;
-  readonly stdin: InputStream;
-  /** Where a terminal password prompt is written (the process's stderr stream). */
-  readonly promptOutput?: NodeJS.WritableStream;
-  /** Resolves when the user interrupts (SIGINT / SIGTERM): stops `--follow`. */
-  readonly interrupted: Promise<void>;
-}
-
-/** What a command that does not talk to a server gets. */
-export interface LocalContext {
-  readonly out: Output;
-  readonly options: GlobalOptions;
-  readonly io: CliIo;
-  /** Standard input, shared (the password prompt may have taken its first line). */
-  readonly stdin: StdinReader;
-}
-
-/** What an action gets: output, resolved options and a client opened on first use. */
-export interface Context extends LocalContext {
-  readonly target: Target;
-  /** The client, logged in with the resolved credentials (opened lazily, closed after the action). */
-  client(): ShoalClient;
-  /** A client without credentials (login / logout manage their own). */
-  anonymousClient(): ShoalClient;
-}
-
-export type Action = (ctx: Context, ...args: unknown[]) => Promise<void>;
-export type LocalAction = (ctx: LocalContext, ...args: unknown[]) => Promise<void>;
-export type Leaf = (command: Command, action: Action) => Command;
-export type LocalLeaf = (command: Command, action: LocalAction) => Command;
-
 const outputOption = (flags: string): Option => new Option(flags, 'output format').choices(OUTPUT_FORMATS);
 
 const COMMON_FLAGS: readonly [string, string][] = [
