@@ -3,7 +3,8 @@
 # - `nats-server`: bench/load measures NATS JetStream side by side with Shoal, and its smoke test
 #   starts a real 3-node JetStream cluster on loopback;
 # - `chromium`: pages (the dashboard, the simulator's timeline) are tested in a real headless
-#   browser, driven by playwright-core (test/support/browser.ts); never a downloaded browser.
+#   browser, driven by playwright-core (test/support/browser.ts); never a downloaded browser;
+# - `zsh`, `fish`: the CLI's shell completion scripts are run in the real shells (bash is there).
 set -euo pipefail
 
 have_nats() {
@@ -12,10 +13,15 @@ have_nats() {
 have_chromium() {
   [ -x /usr/bin/chromium ]
 }
+have_shell() {
+  command -v "$1" >/dev/null 2>&1
+}
 
 missing=()
 have_nats || missing+=(nats-server)
 have_chromium || missing+=(chromium)
+have_shell zsh || missing+=(zsh)
+have_shell fish || missing+=(fish)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
@@ -37,3 +43,6 @@ if ! $SUDO apt-get install -y -q "${missing[@]}" >/dev/null 2>&1; then
 fi
 have_nats || { echo "test-deps: nats-server still missing after apt-get install" >&2; exit 1; }
 have_chromium || { echo "test-deps: chromium still missing after apt-get install" >&2; exit 1; }
+for shell in zsh fish; do
+  have_shell "$shell" || { echo "test-deps: $shell still missing after apt-get install" >&2; exit 1; }
+done

@@ -86,6 +86,20 @@ describe('client TLS with a CA-issued certificate', () => {
     await expect(run(process.execPath, [CLI, ...base, 'ping'])).rejects.toMatchObject({ stderr: expect.stringMatching(/certificate/i) });
   });
 
+  it('a CLI context carries the TLS settings (tcp_tls_enabled, tcp_tls_domain, tcp_tls_ca_file)', async () => {
+    const home = tempDataDir('shoal-cli-tls-home-');
+    const env = { PATH: process.env['PATH'] ?? '', SHOAL_HOME: home };
+    try {
+      await run(process.execPath, [CLI, 'context', 'create', 'secure', '--tcp-server-address', `127.0.0.1:${server.tcp.port}`, '--username', 'iggy', '--password', 'iggy',
+        '--tcp-tls-enabled', '--tcp-tls-domain', 'localhost', '--tcp-tls-ca-file', pki.caFile], { env });
+      expect(readFileSync(join(home, 'contexts.toml'), 'utf8')).toContain('tcp_tls_enabled = true');
+      await run(process.execPath, [CLI, 'context', 'use', 'secure'], { env });
+      expect((await run(process.execPath, [CLI, 'stream', 'list'], { env })).stdout).toContain('tls-cli');
+    } finally {
+      removeDataDir(home);
+    }
+  });
+
   it('serves no plaintext on the TLS address', async () => {
     const closed = await new Promise<string>((resolve) => {
       const socket = netConnect(server.tcp.port, '127.0.0.1', () => socket.write(Buffer.alloc(256)));

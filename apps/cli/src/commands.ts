@@ -1,3 +1,4 @@
+import { appendFile, readFile } from 'node:fs/promises';
 import { Argument, type Command, Option } from 'commander';
 import {
   type ClusterView, type HeaderInput, type Message, type PollingStrategyInput, type ProducerPartitioning, type ReceivedMessage,
@@ -7,14 +8,13 @@ import {
   type HeaderValue, type StreamInfo, type TopicInfo, headerKindName, SnapshotType,
 } from '@shoal/protocol';
 import { U64_MAX } from '@shoal/stdx';
-import { removeStoredSession, readStoredSession, writeStoredSession } from './context.js';
-import type { Action, Context } from './main.js';
+import type { Action, Context, Leaf } from './action.js';
+import { decodeMessageFile, encodeMessageFile } from './message-file.js';
+import { removeStoredSession, readStoredSession, writeStoredSession } from './target.js';
 import { formatBytes, formatExpiry, isoFromMicros, renderTable, stringify } from './output.js';
 import {
   parseCount, parseExpiryMicros, parseHeaders, parseId, parseOffset, parsePermissions, parseSet, parseSize,
 } from './parse.js';
-
-type Leaf = (command: Command, action: Action) => Command;
 
 const str = (value: unknown): string => String(value);
 const opt = <T>(value: unknown): T => value as T;
@@ -45,9 +45,9 @@ function registerSystem(program: Command, leaf: Leaf): void {
       await client.ping();
       const ms = performance.now() - started;
       times.push(Math.round(ms * 1000) / 1000);
-      if (!ctx.out.json) ctx.out.message(`ping ${formatAddress(ctx.target.address)}: ${ms.toFixed(3)} ms`);
+      if (!ctx.out.structured) ctx.out.message(`ping ${formatAddress(ctx.target.address)}: ${ms.toFixed(3)} ms`);
     }
-    if (ctx.out.json) ctx.out.record({ address: formatAddress(ctx.target.address), pings: times, averageMs: times.reduce((a, b) => a + b, 0) / Math.max(1, times.length) });
+    if (ctx.out.structured) ctx.out.record({ address: formatAddress(ctx.target.address), pings: times, averageMs: times.reduce((a, b) => a + b, 0) / Math.max(1, times.length) });
   });
 
   leaf(program.command('me').description('show the current connection: client id, user, address'), async (ctx) => {
@@ -57,7 +57,7 @@ function registerSystem(program: Command, leaf: Leaf): void {
 
   leaf(program.command('stats').description('server statistics'), async (ctx) => {
     const s = await ctx.client().getStats();
-    if (ctx.out.json) {
+    if (ctx.out.structured) {
       ctx.out.record({ ...s });
       return;
     }
@@ -77,7 +77,7 @@ function registerSystem(program: Command, leaf: Leaf): void {
       name: n.name, address: formatAddress(n.address), role: n.role, status: n.status, metadataPrimary: view.leader?.name === n.name,
       partitionPrimaries: led.get(n.name) ?? 0,
     }));
-    if (ctx.out.json) {
+    if (ctx.out.structured) {
       ctx.out.record({ name: view.name, metadataPrimary: view.leader?.name ?? null, nodes });
       return;
     }
@@ -181,13 +181,13 @@ function registerStreams(program: Command, leaf: Leaf): void {
   });
   leaf(stream.command('list').alias('l').description('list streams'), async (ctx) => {
     const streams = await ctx.client().stream.list();
-    if (ctx.out.json) ctx.out.table(streams as unknown as Record<string, unknown>[]);
+    if (ctx.out.structured) ctx.out.table(streams as unknown as Record<string, unknown>[]);
     else ctx.out.table(streams.map(streamRow));
   });
   leaf(stream.command('get').alias('g').description('one stream').argument('<stream>', 'id or name'), async (ctx, id) => {
     const s = await ctx.client().stream.get({ streamId: parseId(str(id)) });
     if (s === null) throw new ShoalInvalidArgumentError(`stream '${str(id)}' not found`);
-    if (ctx.out.json) {
+    if (ctx.out.structured) {
       ctx.out.record({ ...s });
       return;
     }
@@ -250,13 +250,13 @@ function registerTopics(program: Command, leaf: Leaf): void {
   });
   leaf(topic.command('list').alias('l').description('list the topics of a stream').argument('<stream>'), async (ctx, stream) => {
     const topics = await ctx.client().topic.list({ streamId: parseId(str(stream)) });
-    if (ctx.out.json) ctx.out.table(topics as unknown as Record<string, unknown>[]);
+    if (ctx.out.structured) ctx.out.table(topics as unknown as Record<string, unknown>[]);
     else ctx.out.table(topics.map(topicRow));
   });
   leaf(topic.command('get').alias('g').description('one topic with its partitions').argument('<stream>').argument('<topic>'), async (ctx, stream, id) => {
     const t = await ctx.client().topic.get({ streamId: parseId(str(stream)), topicId: parseId(str(id)) });
     if (t === null) throw new ShoalInvalidArgumentError(`topic '${str(id)}' not found in stream '${str(stream)}'`);
-    if (ctx.out.json) {
+    if (ctx.out.structured) {
       ctx.out.record({ ...t });
       return;
     }
@@ -315,12 +315,12 @@ function registerUsers(program: Command, leaf: Leaf): void {
   });
   leaf(user.command('list').alias('l').description('list users'), async (ctx) => {
     const users = await ctx.client().user.list();
-    ctx.out.table(users.map((u) => ({ id: u.id, username: u.username, status: userStatus(u.status), created: ctx.out.json ? u.createdAt : isoFromMicros(u.createdAt) })));
+    ctx.out.table(users.map((u) => ({ id: u.id, username: u.username, status: userStatus(u.status), created: ctx.out.structured ? u.createdAt : isoFromMicros(u.createdAt) })));
   });
   leaf(user.command('get').alias('g').description('one user with permissions').argument('<user>'), async (ctx, id) => {
     const u = await ctx.client().user.get({ userId: parseId(str(id)) });
     if (u === null) throw new ShoalInvalidArgumentError(`user '${str(id)}' not found`);
-    ctx.out.record({ id: u.id, username: u.username, status: userStatus(u.status), created: ctx.out.json ? u.createdAt : isoFromMicros(u.createdAt), permissions: ctx.out.json ? u.permissions : u.permissions === null ? 'none' : stringify(u.permissions, false) });
+    ctx.out.record({ id: u.id, username: u.username, status: userStatus(u.status), created: ctx.out.structured ? u.createdAt : isoFromMicros(u.createdAt), permissions: ctx.out.structured ? u.permissions : u.permissions === null ? 'none' : stringify(u.permissions, false) });
   });
   leaf(user.command('name').description('rename a user').argument('<user>').argument('<new-name>'), async (ctx, id, name) => {
     await ctx.client().user.update({ userId: parseId(str(id)), username: str(name) });
@@ -356,7 +356,7 @@ function registerTokens(program: Command, leaf: Leaf): void {
   });
   leaf(pat.command('list').alias('l').description('list tokens'), async (ctx) => {
     const tokens = await ctx.client().token.list();
-    ctx.out.table(tokens.map((t) => ({ name: t.name, expiresAt: ctx.out.json ? t.expiryAt : t.expiryAt === 0n ? 'never' : isoFromMicros(t.expiryAt) })));
+    ctx.out.table(tokens.map((t) => ({ name: t.name, expiresAt: ctx.out.structured ? t.expiryAt : t.expiryAt === 0n ? 'never' : isoFromMicros(t.expiryAt) })));
   });
   leaf(pat.command('delete').alias('d').description('delete a token').argument('<name>'), async (ctx, name) => {
     await ctx.client().token.delete({ name: str(name) });
@@ -376,20 +376,45 @@ function registerGroups(program: Command, leaf: Leaf): void {
     const groups = await ctx.client().group.list({ streamId: parseId(str(stream)), topicId: parseId(str(topic)) });
     ctx.out.table(groups.map((g) => ({ id: g.id, name: g.name, partitions: g.partitionsCount, members: g.membersCount })));
   });
-  leaf(group.command('get').alias('g').description('one group with its members').argument('<stream>').argument('<topic>').argument('<group>'), async (ctx, stream, topic, id) => {
-    const g = await ctx.client().group.get({ streamId: parseId(str(stream)), topicId: parseId(str(topic)), groupId: parseId(str(id)) });
+  leaf(group.command('get').alias('g').description('one group with its members and its lag per partition').argument('<stream>').argument('<topic>').argument('<group>'), async (ctx, stream, topic, id) => {
+    const client = ctx.client();
+    const streamId = parseId(str(stream));
+    const topicId = parseId(str(topic));
+    const groupId = parseId(str(id));
+    const g = await client.group.get({ streamId, topicId, groupId });
     if (g === null) throw new ShoalInvalidArgumentError(`consumer group '${str(id)}' not found`);
-    if (ctx.out.json) {
-      ctx.out.record({ ...g });
+    const t = await client.topic.get({ streamId, topicId });
+    if (t === null) throw new ShoalInvalidArgumentError(`topic '${str(topic)}' not found in stream '${str(stream)}'`);
+    const lags = await Promise.all(t.partitions.map(async (p) => {
+      const stored = await client.offset.get({ consumer: { kind: 'consumer_group', id: groupId }, streamId, topicId, partitionId: p.id });
+      const member = g.members.find((m) => m.partitions.includes(p.id))?.id ?? null;
+      return { partitionId: p.id, memberId: member, currentOffset: p.currentOffset, storedOffset: stored?.storedOffset ?? null, lag: partitionLag(p.messagesCount, p.currentOffset, stored?.storedOffset ?? null) };
+    }));
+    const lag = lags.reduce((sum, p) => sum + p.lag, 0n);
+    if (ctx.out.structured) {
+      ctx.out.record({ ...g, lag, partitions: lags });
       return;
     }
-    ctx.out.record({ id: g.id, name: g.name, partitions: g.partitionsCount, members: g.membersCount });
-    if (g.members.length > 0) ctx.out.message(`\n${renderTable(g.members.map((m) => ({ member: m.id, partitions: m.partitions.join(', ') })))}`);
+    ctx.out.record({ id: g.id, name: g.name, partitions: g.partitionsCount, members: g.membersCount, lag });
+    ctx.out.message(`\n${renderTable(lags.map((p) => ({
+      partition: p.partitionId, member: p.memberId ?? '-', 'current offset': p.currentOffset, 'stored offset': p.storedOffset ?? '-', lag: p.lag,
+    })))}`);
   });
   leaf(group.command('delete').alias('d').description('delete a consumer group').argument('<stream>').argument('<topic>').argument('<group>'), async (ctx, stream, topic, id) => {
     await ctx.client().group.delete({ streamId: parseId(str(stream)), topicId: parseId(str(topic)), groupId: parseId(str(id)) });
     ctx.out.message(`consumer group '${str(id)}' deleted`, { deleted: true });
   });
+}
+
+/**
+ * Messages of a partition the group has not consumed yet: the partition's current (last) offset
+ * minus the group's stored offset (the last one it processed), at most the messages the partition
+ * still holds; every message it holds when the group stored nothing.
+ */
+export function partitionLag(messagesCount: bigint, currentOffset: bigint, storedOffset: bigint | null): bigint {
+  if (storedOffset === null) return messagesCount;
+  const behind = currentOffset > storedOffset ? currentOffset - storedOffset : 0n;
+  return behind < messagesCount ? behind : messagesCount;
 }
 
 const kindOption = (): Option => new Option('-k, --kind <kind>', 'consumer or consumer-group').choices(['consumer', 'consumer-group']).default('consumer');
@@ -422,10 +447,8 @@ function registerOffsets(program: Command, leaf: Leaf): void {
 // ── messages ───────────────────────────────────────────────────────────────────────────────────
 
 async function readStdinLines(ctx: Context): Promise<string[]> {
-  if (ctx.io.stdin.isTTY === true) throw new ShoalInvalidArgumentError('no messages given (pass them as arguments or pipe them on stdin, one per line)');
-  const chunks: Buffer[] = [];
-  for await (const chunk of ctx.io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8').split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l !== '');
+  if (ctx.stdin.isTTY) throw new ShoalInvalidArgumentError('no messages given (pass them as arguments, --input-file, or pipe them on stdin, one per line)');
+  return (await ctx.stdin.readAll()).toString('utf8').split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l !== '');
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -475,6 +498,7 @@ interface PollFlags {
   readonly showHeaders?: boolean;
   readonly follow?: boolean;
   readonly limit?: string;
+  readonly outputFile?: string;
 }
 
 function pollStrategy(flags: PollFlags): PollingStrategyInput {
@@ -484,30 +508,42 @@ function pollStrategy(flags: PollFlags): PollingStrategyInput {
   return flags.first === true ? 'first' : flags.last === true ? 'last' : 'next';
 }
 
+async function textMessages(ctx: Context, args: readonly string[], headers: readonly [string, HeaderInput][]): Promise<Message[]> {
+  const texts = args.length > 0 ? args : await readStdinLines(ctx);
+  return texts.map((payload) => (headers.length > 0 ? { payload, headers } : { payload }));
+}
+
+async function fileMessages(path: string): Promise<Message[]> {
+  const bytes = await readFile(path).catch((error: unknown) => {
+    throw new ShoalInvalidArgumentError(`--input-file ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  return decodeMessageFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), path)
+    .map((m) => ({ id: m.id, payload: m.payload, rawHeaders: m.rawHeaders, originTimestamp: m.originTimestamp }));
+}
+
 function registerMessages(program: Command, leaf: Leaf): void {
   const message = program.command('message').alias('m').description('send and poll messages');
-  leaf(message.command('send').alias('s').description('send messages (arguments, or stdin one per line)')
+  leaf(message.command('send').alias('s').description('send messages (arguments, --input-file, or stdin one per line)')
     .argument('<stream>').argument('<topic>').argument('[messages...]')
     .option('-p, --partition-id <id>', 'send to this partition')
     .option('-m, --message-key <key>', 'route by key: XXH32(key) mod partitions')
-    .option('-H, --headers <key:kind:value,...>', 'message headers (repeatable)', collect), async (ctx, stream, topic, args, flags) => {
-    const f = opt<{ partitionId?: string; messageKey?: string; headers?: string[] }>(flags);
+    .option('-H, --headers <key:kind:value,...>', 'message headers (repeatable)', collect)
+    .option('--input-file <file>', 'send the messages of a binary file written by `message poll --output-file` (ids, headers, payloads, origin timestamps kept)'), async (ctx, stream, topic, args, flags) => {
+    const f = opt<{ partitionId?: string; messageKey?: string; headers?: string[]; inputFile?: string }>(flags);
     if (f.partitionId !== undefined && f.messageKey !== undefined) throw new ShoalInvalidArgumentError('--partition-id and --message-key are mutually exclusive');
-    const texts = (args as string[]).length > 0 ? (args as string[]) : await readStdinLines(ctx);
-    if (texts.length === 0) throw new ShoalInvalidArgumentError('no messages to send');
-    const headers: [string, HeaderInput][] = parseHeaders(f.headers ?? []);
+    const texts = args as string[];
+    if (f.inputFile !== undefined && (texts.length > 0 || f.headers !== undefined)) throw new ShoalInvalidArgumentError('--input-file takes its messages and headers from the file: no message arguments or --headers with it');
+    const messages = f.inputFile !== undefined ? await fileMessages(f.inputFile) : await textMessages(ctx, texts, parseHeaders(f.headers ?? []));
+    if (messages.length === 0) throw new ShoalInvalidArgumentError('no messages to send');
     const partitioning: ProducerPartitioning = f.partitionId !== undefined ? { partitionId: parseCount(f.partitionId, 'partition id') }
       : f.messageKey !== undefined ? { key: f.messageKey } : 'balanced';
     const producer = ctx.client().producer({ streamId: parseId(str(stream)), topicId: parseId(str(topic)), partitioning, lingerMs: 0 });
     const results = [];
-    for (let i = 0; i < texts.length; i += 1000) {
-      const chunk: Message[] = texts.slice(i, i + 1000).map((payload) => (headers.length > 0 ? { payload, headers } : { payload }));
-      results.push(await producer.send(chunk));
-    }
+    for (let i = 0; i < messages.length; i += 1000) results.push(await producer.send(messages.slice(i, i + 1000)));
     await producer.close();
     const first = results[0];
-    ctx.out.message(`sent ${texts.length} message(s) to partition ${first?.partitionId ?? '-'} starting at offset ${first?.offset ?? '-'}`,
-      { count: texts.length, batches: results.map((r) => ({ partitionId: r.partitionId, offset: r.offset, count: r.count })) });
+    ctx.out.message(`sent ${messages.length} message(s) to partition ${first?.partitionId ?? '-'} starting at offset ${first?.offset ?? '-'}`,
+      { count: messages.length, batches: results.map((r) => ({ partitionId: r.partitionId, offset: r.offset, count: r.count })) });
   });
 
   leaf(message.command('poll').alias('p').description('poll messages from one partition')
@@ -521,15 +557,24 @@ function registerMessages(program: Command, leaf: Leaf): void {
     .option('-c, --consumer <id>', 'consumer id or name', '0')
     .option('-s, --show-headers', 'include message headers')
     .option('-F, --follow', 'keep polling and print messages as they arrive (Ctrl-C stops)')
-    .option('--limit <n>', 'with --follow: stop after this many messages'), async (ctx, stream, topic, partition, flags) => {
+    .option('--limit <n>', 'with --follow: stop after this many messages')
+    .option('--output-file <file>', 'append the polled messages to a binary file (the reference CLI\'s format; `message send --input-file` replays it)'), async (ctx, stream, topic, partition, flags) => {
     const f = opt<PollFlags>(flags);
     const strategy = pollStrategy(f);
     const count = parseCount(f.messageCount, 'message count');
     const base = { streamId: parseId(str(stream)), topicId: parseId(str(topic)), consumer: parseId(f.consumer) };
     const partitionId = parseCount(str(partition), 'partition');
+    if (f.outputFile !== undefined && f.follow === true) throw new ShoalInvalidArgumentError('--output-file and --follow are mutually exclusive');
     if (f.follow !== true) {
       const polled = await ctx.client().pollMessages({ ...base, partitionId, strategy, count, autoCommit: f.autoCommit === true });
-      if (ctx.out.json) {
+      if (f.outputFile !== undefined) {
+        const bytes = encodeMessageFile(polled.messages);
+        await appendFile(f.outputFile, bytes);
+        ctx.out.message(`polled ${polled.messages.length} message(s) from partition ${polled.partitionId}; appended ${bytes.length} bytes to ${f.outputFile}`,
+          { partitionId: polled.partitionId, count: polled.messages.length, bytes: bytes.length, file: f.outputFile });
+        return;
+      }
+      if (ctx.out.structured) {
         ctx.out.record({ partitionId: polled.partitionId, currentOffset: polled.currentOffset, count: polled.messages.length, messages: polled.messages.map(messageJson) });
         return;
       }

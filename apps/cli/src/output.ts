@@ -1,10 +1,21 @@
+import { stringify as yamlStringify } from 'yaml';
+
 /**
- * Output for humans (aligned tables, key/value lists) and for scripts (`--json`: one JSON
- * document per command, NDJSON for `message poll --follow`). In JSON, 64-bit integers are numbers
- * when they fit in 2^53 and decimal strings otherwise; byte arrays are lowercase hex.
+ * Output for humans (`--output table`, the default: aligned tables, key/value lists) and for
+ * scripts (`--output json` / `--json`: one JSON document per command, NDJSON for `message poll
+ * --follow`; `--output yaml`: one YAML document per command, a `---`-separated stream in follow
+ * mode). In JSON and YAML, 64-bit integers are numbers when they fit in 2^53 and decimal strings
+ * otherwise; byte arrays are lowercase hex. YAML is written by `yaml` (eemeli/yaml: the
+ * reference YAML 1.2 implementation for JavaScript, no dependencies), so strings that look like
+ * numbers, booleans or dates are quoted correctly.
  */
+export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
 export interface Output {
-  readonly json: boolean;
+  readonly format: OutputFormat;
+  /** JSON or YAML: actions print raw records instead of human-formatted ones. */
+  readonly structured: boolean;
   readonly quiet: boolean;
   /** A list of records: a table, or a JSON array. */
   table(rows: readonly Record<string, unknown>[], columns?: readonly string[]): void;
@@ -57,17 +68,31 @@ export function renderRecord(value: Record<string, unknown>): string {
   return Object.entries(value).map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`).join('\n');
 }
 
-export function createOutput(sink: Sink, json: boolean, quiet: boolean): Output {
+/** One YAML document. */
+export function toYaml(value: unknown): string {
+  return yamlStringify(toJsonValue(value), { lineWidth: 0 }).trimEnd();
+}
+
+export function createOutput(sink: Sink, format: OutputFormat, quiet: boolean): Output {
   const write = (text: string): void => {
     if (!quiet) sink.out(`${text}\n`);
   };
+  const document = (value: unknown): string => (format === 'yaml' ? toYaml(value) : stringify(value));
+  let lines = 0;
+  const line = (text: string, value: unknown): string => {
+    if (format === 'json') return stringify(value, false);
+    if (format === 'yaml') return `${lines++ === 0 ? '' : '---\n'}${toYaml(value)}`;
+    return text;
+  };
+  const structured = format !== 'table';
   return {
-    json,
+    format,
+    structured,
     quiet,
-    table: (rows, columns) => write(json ? stringify(rows) : renderTable(rows, columns)),
-    record: (value) => write(json ? stringify(value) : renderRecord(value)),
-    message: (text, value) => write(json ? stringify(value ?? { message: text }) : text),
-    line: (text, value) => write(json ? stringify(value, false) : text),
+    table: (rows, columns) => write(structured ? document(rows) : renderTable(rows, columns)),
+    record: (value) => write(structured ? document(value) : renderRecord(value)),
+    message: (text, value) => write(structured ? document(value ?? { message: text }) : text),
+    line: (text, value) => write(line(text, value)),
   };
 }
 

@@ -22,6 +22,7 @@ import {
 } from './cluster.js';
 import { type ConnectionStringOptions, isConnectionString, parseConnectionString } from './connection-string.js';
 import { ShoalInvalidArgumentError, ShoalProtocolError } from './errors.js';
+import { type ClientEvent, type ClientEventOf, type ClientEventType, ClientEvents, type ShoalLogger } from './events.js';
 import {
   type ConsumerInput, type Id, type PollingStrategyInput, identifierKey, toConsumer, toIdentifier, toPollingStrategy, toU32,
   toU64,
@@ -57,6 +58,11 @@ export interface ClientOptions extends ConnectionOptions {
   /** Logged in on connect (and on every reconnect). */
   readonly credentials?: Credentials | { readonly username: string; readonly password: string } | { readonly token: string };
   readonly cluster?: ClusterOptions;
+  /**
+   * Logs every client event (connects, losses, reconnects, replays, retries, redirects, leader
+   * changes, give-ups) at its level: `console`, or any object with debug/info/warn/error.
+   */
+  readonly logger?: ShoalLogger;
   readonly scheduler?: Scheduler;
   readonly random?: RandomSource & { readonly float?: () => number };
 }
@@ -98,6 +104,7 @@ export class ShoalClient {
   readonly #router: ClusterRouter;
   readonly #scheduler: Scheduler;
   readonly #random: RandomSource & { readonly float?: () => number };
+  readonly #events: ClientEvents;
   #closed = false;
 
   readonly stream: StreamApi;
@@ -140,11 +147,13 @@ export class ShoalClient {
       ...stripClientOnly(options),
       reconnect,
     };
-    const deps = { scheduler: this.#scheduler, random: this.#random };
+    this.#events = new ClientEvents(options.logger ?? null);
+    const deps = { scheduler: this.#scheduler, random: this.#random, events: this.#events };
     this.#router = new ClusterRouter(addresses.length === 0 ? [DEFAULT_ADDRESS] : addresses, connectionOptions, options.cluster ?? {}, {
       scheduler: this.#scheduler,
       random: this.#random.float ?? (() => 0.5),
       factory: (address, opts) => new TcpConnection(address, opts, deps),
+      events: this.#events,
     });
     if (credentials !== null) this.#router.setCredentials(credentials);
     this.stream = new StreamApi(this);
@@ -156,6 +165,17 @@ export class ShoalClient {
     this.group = new GroupApi(this);
     this.offset = new OffsetApi(this);
     this.message = new MessageApi(this);
+  }
+
+  /**
+   * Subscribes to client events (events.ts): `'connected'`, `'disconnected'`, `'reconnecting'`,
+   * `'reconnect_failed'`, `'replay'`, `'evicted'`, `'retry'`, `'redirect'`, `'leader_changed'`,
+   * `'gave_up'`, or `'*'` for all. Returns the unsubscribe function.
+   */
+  on<T extends ClientEventType>(type: T, listener: (event: ClientEventOf<T>) => void): () => void;
+  on(type: '*', listener: (event: ClientEvent) => void): () => void;
+  on(type: ClientEventType | '*', listener: (event: never) => void): () => void {
+    return this.#events.on(type as '*', listener as (event: ClientEvent) => void);
   }
 
   /** The router (connections, cluster view): for diagnostics and tests. */

@@ -7,6 +7,7 @@ import {
   ShoalAbortError, ShoalConnectionError, ShoalConnectionLostError, type ShoalError, ShoalProtocolError, ShoalResponseError,
   ShoalRetryExhaustedError, ShoalTimeoutError, asShoalError,
 } from './errors.js';
+import { type ClientEvents, commandName } from './events.js';
 import { type Scheduler, backoffDelay } from './scheduler.js';
 import type { Credentials, SessionCall } from './session.js';
 import type { ConnectionOptions, Reply, RequestOptions, TcpConnection } from './transport/tcp.js';
@@ -179,6 +180,7 @@ export class ClusterRouter {
   readonly #scheduler: Scheduler;
   readonly #random: () => number;
   readonly #factory: ConnectionFactory;
+  readonly #events: ClientEvents | null;
   readonly #pool = new Map<string, TcpConnection>();
   readonly #down = new Map<string, number>();
   #homeKey: string;
@@ -199,6 +201,7 @@ export class ClusterRouter {
     readonly scheduler: Scheduler;
     readonly random: () => number;
     readonly factory: ConnectionFactory;
+    readonly events?: ClientEvents;
   }) {
     if (bootstrap.length === 0) throw new ShoalConnectionError('no server address given', '');
     this.#bootstrap = bootstrap;
@@ -207,6 +210,7 @@ export class ClusterRouter {
     this.#scheduler = deps.scheduler;
     this.#random = deps.random;
     this.#factory = deps.factory;
+    this.#events = deps.events ?? null;
     this.#leaderAware = options.leaderAware ?? true;
     this.#homeKey = addressKey(bootstrap[0] as NodeAddress);
   }
@@ -286,6 +290,17 @@ export class ClusterRouter {
 
   /** Runs one call with routing, retries and redirects. */
   async execute(call: SessionCall, route: Route, options: ExecuteOptions = {}): Promise<Reply> {
+    try {
+      return await this.#execute(call, route, options);
+    } catch (error) {
+      if (error instanceof ShoalRetryExhaustedError && this.#events !== null) {
+        this.#events.emit({ type: 'gave_up', command: commandName(call.code), reason: error.reason, attempts: error.attempts, error });
+      }
+      throw error;
+    }
+  }
+
+  async #execute(call: SessionCall, route: Route, options: ExecuteOptions): Promise<Reply> {
     const retry = { ...DEFAULT_RETRY, ...this.#options.retry };
     const redirectsMax = this.#options.redirectsMax ?? 3;
     const started = this.#scheduler.now();
@@ -301,6 +316,7 @@ export class ClusterRouter {
       if (lastTarget !== null && target !== lastTarget) {
         redirects++;
         if (redirects > redirectsMax) throw new ShoalRetryExhaustedError('redirects', attempts, redirects - 1, lastError);
+        this.#events?.emit({ type: 'redirect', command: commandName(call.code), from: lastTarget, to: target, redirects });
       }
       lastTarget = target;
       attempts++;
@@ -321,6 +337,7 @@ export class ClusterRouter {
         if (attempts >= retry.attemptsMax) throw new ShoalRetryExhaustedError('attempts', attempts, redirects, error);
         const pause = backoffDelay(attempts - 1, retry.backoffBaseMs, retry.backoffMaxMs, this.#random);
         if (this.#scheduler.now() + pause >= deadline) throw new ShoalRetryExhaustedError('time', attempts, redirects, error);
+        this.#events?.emit({ type: 'retry', command: commandName(call.code), node: target, attempt: attempts, delayMs: pause, error });
         await this.#scheduler.sleep(pause, options.signal);
       }
     }
@@ -434,6 +451,7 @@ export class ClusterRouter {
     if (previousLeader !== leader) {
       this.#ruledOut.clear();
       this.#learned.clear();
+      if (this.#view !== null) this.#events?.emit({ type: 'leader_changed', from: previousLeader, to: leader });
     } else {
       // A partition whose advertised primary moved: what was ruled out for it may lead now.
       for (const key of [...this.#ruledOut.keys()]) {

@@ -4,6 +4,7 @@ import { ShoalAbortError, ShoalClosedError, ShoalInvalidArgumentError, ShoalResp
 import { type ConsumerInput, type Id, type PollingStrategyInput } from './identifiers.js';
 import type { ReceivedMessage } from './messages.js';
 import { backoffDelay } from './scheduler.js';
+import { type ReadableOptions, consumerReadable } from './transport/streams.js';
 
 /**
  * An async iterator over the messages of one topic, as a single consumer or as a member of a
@@ -32,7 +33,9 @@ import { backoffDelay } from './scheduler.js';
  *   serves the messages: nothing to send, but messages polled and not yet processed when the
  *   consumer dies are skipped (at-most-once for them). A poll served by a follower does not
  *   advance the durable offset (clustering/client-failover.mdx).
- * - `none`: nothing is stored; call `commit()` yourself or track offsets elsewhere.
+ * - `none`: nothing is stored by itself; `commit()` stores the processed offsets (same rule as
+ *   `after-process`: a message counts once the loop asked for the next one), or track offsets
+ *   elsewhere.
  */
 export type AutoCommit = 'after-process' | 'server' | 'none';
 
@@ -100,8 +103,29 @@ export class Consumer implements AsyncIterable<ReceivedMessage> {
     return this.#run();
   }
 
-  /** Stores the processed offsets now. */
-  async commit(): Promise<void> {
+  /**
+   * A Node `Readable` (object mode) of this consumer's messages, with back-pressure: it polls only
+   * while its buffer (`highWaterMark`, default 16) has room. A message counts as processed (for
+   * `after-process` commits) once the stream has handed it on and asked for the next; to commit
+   * only after a sink finished with a message, use `autoCommit: 'none'` and `commit(message)`.
+   * Destroying the stream closes the consumer.
+   */
+  readable(options: ReadableOptions = {}): ReturnType<typeof consumerReadable> {
+    return consumerReadable(this, options);
+  }
+
+  /**
+   * Stores offsets now: the processed ones, or with `message`, that message's offset on its
+   * partition (everything up to it counts as processed).
+   */
+  async commit(message?: Pick<ReceivedMessage, 'partitionId' | 'offset'>): Promise<void> {
+    if (message !== undefined) {
+      await this.#client.offset.store({
+        consumer: this.#consumer, streamId: this.#options.streamId, topicId: this.#options.topicId, partitionId: message.partitionId, offset: message.offset,
+      });
+      if ((this.#pending.get(message.partitionId) ?? -1n) <= message.offset) this.#pending.delete(message.partitionId);
+      return;
+    }
     for (const [partitionId, offset] of [...this.#pending]) {
       await this.#client.offset.store({
         consumer: this.#consumer, streamId: this.#options.streamId, topicId: this.#options.topicId, partitionId, offset,
@@ -160,7 +184,8 @@ export class Consumer implements AsyncIterable<ReceivedMessage> {
         for (const message of fresh) {
           this.#position.set(partitionId, message.offset + 1n);
           yield message;
-          if (mode === 'after-process') this.#pending.set(partitionId, message.offset);
+          // Processed: the loop asked for the next message. `commit()` stores it (by itself in after-process).
+          if (mode !== 'server') this.#pending.set(partitionId, message.offset);
           if (signal.aborted) break;
         }
         if (mode === 'after-process') await this.commit();

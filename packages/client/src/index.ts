@@ -7,6 +7,8 @@
  *   Session            the sans-IO core (request numbering, correlation, evictions, 57 replay)
  *   TcpConnection      the Node transport (window, back-pressure, timeouts, abort, reconnect)
  *   ShoalError & co.   typed errors with the wire code and `retriable`
+ *   ClientEvents       events and the logger hook (reconnects, replays, retries, redirects)
+ *   consumerReadable   Node streams over the consumer (Readable) and the producer (Writable)
  */
 export { ShoalClient, type ClientOptions, type CallOptions, type TopicSettings, type TopicOptionValue, type PartitioningInput, type PolledBatch, type UserStatusName, partitionRoute, toPartitioning, topicOptionEntries } from './client.js';
 export { Producer, type ProducerOptions, type ProducerPartitioning, type SendOptions, type SendResult, type ProducerStats } from './producer.js';
@@ -25,6 +27,10 @@ export {
   type Reply,
 } from './transport/tcp.js';
 export { nodeScheduler, nodeRandom } from './transport/node-scheduler.js';
+export { consumerReadable, producerWritable, type ReadableOptions, type WritableOptions, type WritableChunk } from './transport/streams.js';
+export {
+  ClientEvents, type ClientEvent, type ClientEventType, type ClientEventOf, type ShoalLogger, EVENT_LEVELS, describeEvent, commandName,
+} from './events.js';
 export { type Scheduler, type TimerHandle, backoffDelay } from './scheduler.js';
 export {
   ShoalError, ShoalResponseError, ShoalEvictionError, ShoalTimeoutError, ShoalAbortError, ShoalConnectionError,

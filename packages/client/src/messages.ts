@@ -26,6 +26,11 @@ export interface Message {
   readonly id?: bigint | number;
   readonly payload: Uint8Array | string;
   readonly headers?: MessageHeaders;
+  /**
+   * A user-headers block sent as is, instead of `headers` (e.g. `ReceivedMessage.rawHeaders` when
+   * copying messages: keys of any kind survive byte for byte). Validated before sending.
+   */
+  readonly rawHeaders?: Uint8Array;
   /** Producer clock, µs since the epoch; default: now. */
   readonly originTimestamp?: bigint;
 }
@@ -86,7 +91,8 @@ export function toBatchMessages(messages: readonly Message[], options: EncodeMes
   return messages.map((m) => {
     const id = m.id === undefined ? options.randomId() : BigInt(m.id);
     if (id < 0n || id >= 1n << 128n) throw new ShoalInvalidArgumentError(`message id ${id} outside u128`);
-    const headers = m.headers === undefined ? undefined : encodeMessageHeaders(m.headers);
+    if (m.rawHeaders !== undefined && m.headers !== undefined) throw new ShoalInvalidArgumentError('a message takes headers or rawHeaders, not both');
+    const headers = m.rawHeaders !== undefined ? checkedRawHeaders(m.rawHeaders) : m.headers === undefined ? undefined : encodeMessageHeaders(m.headers);
     return {
       id,
       payload: payloadBytes(m.payload),
@@ -94,6 +100,13 @@ export function toBatchMessages(messages: readonly Message[], options: EncodeMes
       ...(headers === undefined || headers.length === 0 ? {} : { userHeaders: headers }),
     };
   });
+}
+
+function checkedRawHeaders(block: Uint8Array): Uint8Array {
+  if (block.length === 0) return block;
+  const valid = validateUserHeaders(block);
+  if (!valid.ok) throw new ShoalInvalidArgumentError(`invalid user-headers block: ${valid.reason}`);
+  return block;
 }
 
 /** Builds the producer-form batch (checksums included) or throws why it cannot. */

@@ -5,6 +5,7 @@ import { type Id, toIdentifier, toU32 } from './identifiers.js';
 import { type Message, toBatchMessages } from './messages.js';
 import { BalancedPartitioner, keyBytes, loadXxh32 } from './partitioner.js';
 import type { TimerHandle } from './scheduler.js';
+import { type WritableOptions, producerWritable } from './transport/streams.js';
 
 /**
  * A batching, pipelining producer for one topic.
@@ -155,6 +156,15 @@ export class Producer {
   }
 
   /** Sends everything buffered now and resolves when every batch has settled. */
+  /**
+   * A Node `Writable` (object mode) that sends every message written to it (a Message, or a
+   * string / bytes payload) through this producer and calls back once the server acknowledged it;
+   * `end()` flushes. The producer stays open (close it yourself).
+   */
+  writable(options: WritableOptions = {}): ReturnType<typeof producerWritable> {
+    return producerWritable(this, options);
+  }
+
   async flush(): Promise<void> {
     while (this.#entering.size > 0) await Promise.allSettled([...this.#entering]);
     for (const accumulator of [...this.#accumulators.values()]) this.#seal(accumulator);

@@ -95,7 +95,7 @@ export type SessionEvent =
   | { readonly kind: 'reply'; readonly ticket: Ticket; readonly code: number; readonly payload: Uint8Array; readonly info: ReplyInfo }
   | { readonly kind: 'failed'; readonly ticket: Ticket; readonly error: ShoalError }
   /** 57: outcome unknown; the host replays the same frame (`replay(ticket)`) after a pause. */
-  | { readonly kind: 'transient'; readonly ticket: Ticket; readonly attempt: number }
+  | { readonly kind: 'transient'; readonly ticket: Ticket; readonly code: number; readonly attempt: number }
   | { readonly kind: 'bound'; readonly clientId: bigint; readonly login: LoginReply }
   | { readonly kind: 'evicted'; readonly error: ShoalEvictionError }
   | { readonly kind: 'dropped'; readonly reason: DropReason };
@@ -322,7 +322,7 @@ export class Session {
         if (outcome.errorCode === ErrorCode.TransientNotCommitted && entry.replays < this.#replayAttemptsMax) {
           entry.replays++;
           entry.awaitingReplay = true;
-          return [{ kind: 'transient', ticket: entry.ticket, attempt: entry.replays }];
+          return [{ kind: 'transient', ticket: entry.ticket, code: entry.code, attempt: entry.replays }];
         }
         this.#retire(index, entry);
         return [{ kind: 'failed', ticket: entry.ticket, error: new ShoalResponseError(outcome.errorCode, outcome.source, entry.code) }];

@@ -159,6 +159,17 @@ describe('consumer', () => {
     expect(server.storedOffset(0, 0, 0, 'consumer:numeric:3')).toBe(4n);
   });
 
+  it("autoCommit 'none': nothing is stored until commit(), which stores the processed offsets", async () => {
+    await produce(6);
+    const consumer = client.consumer({ streamId: 0, topicId: 0, consumer: 4, partitionId: 0, autoCommit: 'none', strategy: 'first' });
+    expect(await take(consumer, 4)).toHaveLength(4);
+    expect(server.requestsOf(CommandCode.StoreConsumerOffset)).toHaveLength(0);
+    await consumer.commit();
+    // 0..2 processed; 3 was in hand at the break.
+    expect(server.storedOffset(0, 0, 0, 'consumer:numeric:4')).toBe(2n);
+    await consumer.close();
+  });
+
   it('reads every partition of the topic when none is given, and backs off when empty', async () => {
     await produce(2, 0);
     await produce(2, 1);

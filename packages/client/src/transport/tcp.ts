@@ -7,6 +7,7 @@ import {
   ShoalAbortError, ShoalClosedError, ShoalConnectionError, ShoalConnectionLostError, type ShoalError, ShoalProtocolError,
   ShoalTimeoutError, asShoalError,
 } from '../errors.js';
+import { type ClientEvents, commandName } from '../events.js';
 import { type Scheduler, type TimerHandle, backoffDelay } from '../scheduler.js';
 import {
   type Credentials, type OutgoingFrame, type RandomSource, type ReplyInfo, Session, type SessionCall, type SessionEvent,
@@ -77,6 +78,8 @@ export interface ConnectionOptions {
 export interface ConnectionDeps {
   readonly scheduler?: Scheduler;
   readonly random?: RandomSource & { readonly float?: () => number };
+  /** Where connection events go (connected, disconnected, reconnecting, replay, evicted). */
+  readonly events?: ClientEvents;
 }
 
 export interface RequestOptions {
@@ -113,6 +116,7 @@ export class TcpConnection {
   readonly #options: ConnectionOptions;
   readonly #scheduler: Scheduler;
   readonly #random: RandomSource & { readonly float?: () => number };
+  readonly #events: ClientEvents | null;
   #state: ConnectionState = 'idle';
   #socket: Socket | null = null;
   #session: Session | null = null;
@@ -134,6 +138,7 @@ export class TcpConnection {
     this.#options = options;
     this.#scheduler = deps.scheduler ?? nodeScheduler;
     this.#random = deps.random ?? nodeRandom;
+    this.#events = deps.events ?? null;
   }
 
   get state(): ConnectionState {
@@ -251,7 +256,10 @@ export class TcpConnection {
     const wait = (reconnect.reestablishAfterMs ?? 0) - (this.#scheduler.now() - this.#lostAt);
     if (retrying && wait > 0) await this.#scheduler.sleep(wait, signal);
     let lastError: ShoalError | null = null;
+    const node = formatAddress(this.address);
     for (let attempt = 0; attempt < attempts; attempt++) {
+      const delayMs = attempt > 0 ? reconnect.intervalMs ?? 1000 : Math.max(0, wait);
+      if (retrying) this.#events?.emit({ type: 'reconnecting', node, attempt: attempt + 1, attemptsMax: attempts, delayMs });
       if (attempt > 0) await this.#scheduler.sleep(reconnect.intervalMs ?? 1000, signal);
       if (this.#state === 'shutdown') throw new ShoalClosedError('connection');
       try {
@@ -264,6 +272,7 @@ export class TcpConnection {
         }
         if (this.#socket === null) throw new ShoalConnectionLostError(formatAddress(this.address), false);
         this.#state = 'open';
+        this.#events?.emit({ type: 'connected', node, reconnect: retrying, attempts: attempt + 1 });
         return;
       } catch (error) {
         lastError = asShoalError(error);
@@ -272,6 +281,7 @@ export class TcpConnection {
         if (!lastError.retriable || lastError instanceof ShoalAbortError) throw lastError;
       }
     }
+    if (retrying && lastError !== null) this.#events?.emit({ type: 'reconnect_failed', node, attempts, error: lastError });
     throw lastError ?? new ShoalConnectionError(`cannot connect to ${formatAddress(this.address)}`, formatAddress(this.address));
   }
 
@@ -454,13 +464,14 @@ export class TcpConnection {
           this.#settle(event.ticket, event.error);
           break;
         case 'transient':
-          this.#scheduleReplay(event.ticket, event.attempt);
+          this.#scheduleReplay(event.ticket, event.code, event.attempt);
           break;
         case 'bound':
           this.#login = event.login;
           break;
         case 'evicted':
           this.#login = null;
+          this.#events?.emit({ type: 'evicted', node: formatAddress(this.address), error: event.error });
           for (const listener of this.#evictionListeners) listener(event.error);
           // The session is dead; the next request re-dials and registers afresh.
           this.#scheduler.setTimer(0, () => this.#fail(event.error));
@@ -471,9 +482,10 @@ export class TcpConnection {
     }
   }
 
-  #scheduleReplay(ticket: Ticket, attempt: number): void {
+  #scheduleReplay(ticket: Ticket, code: number, attempt: number): void {
     const base = this.#options.replayBackoffMs ?? DEFAULTS.replayBackoffMs;
     const delay = backoffDelay(attempt - 1, base, base * 32, this.#random.float ?? (() => 0.5));
+    this.#events?.emit({ type: 'replay', node: formatAddress(this.address), command: commandName(code), attempt, delayMs: delay });
     const session = this.#session;
     this.#scheduler.setTimer(delay, () => {
       if (session === null || session !== this.#session || !this.#pending.has(ticket)) return;
@@ -497,8 +509,10 @@ export class TcpConnection {
       return;
     }
     const where = formatAddress(this.address);
+    const wasOpen = this.#state === 'open';
     this.#teardown(cause, (written) => new ShoalConnectionLostError(where, written, cause ?? undefined));
     this.#state = 'closed';
+    if (wasOpen) this.#events?.emit({ type: 'disconnected', node: where, error: cause });
   }
 
   #teardown(cause: ShoalError | null, makeError: (written: boolean) => ShoalError): void {
