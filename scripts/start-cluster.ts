@@ -78,7 +78,9 @@ function startNode(id: number, config: ShoalConfig, configPath: string, root: st
   const name = config.cluster.nodes.find((n) => n.replicaId === id)?.name ?? `node-${id}`;
   const dataDir = join(root, `node-${id}`);
   // Own process group: Ctrl-C reaches the launcher only, which stops the nodes in order.
-  const child = spawn(process.execPath, [LAUNCHER, '--config', configPath, '--replica-id', String(id)], {
+  // The demo passes the development root credentials explicitly (iggy / iggy unless the
+  // environment sets IGGY_ROOT_USERNAME / IGGY_ROOT_PASSWORD): a cluster's first boot needs them.
+  const child = spawn(process.execPath, [LAUNCHER, '--config', configPath, '--replica-id', String(id), '--with-default-root-credentials'], {
     env: { ...process.env, IGGY_SYSTEM_PATH: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -116,7 +118,7 @@ const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(do
 async function waitForCluster(nodes: readonly Node[], config: ShoalConfig, stopping: () => boolean): Promise<ClusterView> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   const addresses = config.cluster.nodes.map((n) => `127.0.0.1:${n.ports.tcp ?? 0}`);
-  const credentials = { username: config.root.username, password: config.root.password };
+  const credentials = { username: config.root.username, password: config.root.password ?? '' };
   let last = 'starting';
   for (;;) {
     if (stopping()) throw new Error('stopped while starting');
@@ -153,7 +155,11 @@ function printSummary(config: ShoalConfig, view: ClusterView, root: string): voi
   out(`  primaries: metadata on ${view.leader?.name ?? 'none'}; ${partitions === 0 ? 'no partitions yet (each partition has its own primary; GetClusterMetadata lists them)' : `${partitions} partition(s)`}`);
   const first = config.cluster.nodes[0];
   out('');
-  out(`Try:  npx shoal --tcp-server-address 127.0.0.1:${first?.ports.tcp ?? 8090} -u ${config.root.username} -p ${config.root.password} stream create demo`);
+  if (config.root.fromDefaultFlag) {
+    out(`Root user: ${config.root.username} / ${config.root.password ?? ''}, the development default this demo passes (--with-default-root-credentials);`);
+    out('set IGGY_ROOT_USERNAME and IGGY_ROOT_PASSWORD before the first start to choose your own.');
+  }
+  out(`Try:  npx shoal --tcp-server-address 127.0.0.1:${first?.ports.tcp ?? 8090} -u ${config.root.username} -p ${config.root.password ?? ''} stream create demo`);
   out('Any node takes any command (writes are redirected to the primary). Ctrl-C stops all three nodes.');
   out('');
 }
@@ -161,7 +167,7 @@ function printSummary(config: ShoalConfig, view: ClusterView, root: string): voi
 async function launchCluster(): Promise<number> {
   const root = resolve('local_data');
   const { path, created } = ensureConfig(root);
-  const loaded = loadNodeConfig({ configPath: path, replicaId: 0, fresh: false }, process.env);
+  const loaded = loadNodeConfig({ configPath: path, replicaId: 0, fresh: false, withDefaultRootCredentials: true }, process.env);
   if (!loaded.ok) {
     process.stderr.write(`${loaded.message}\n`);
     return 3;

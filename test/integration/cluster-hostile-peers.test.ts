@@ -7,23 +7,19 @@
  * - a valid link whose bytes get corrupted in flight (a proxy flips bits): frames dropped with a
  *   reason or the stream closed and re-dialed;
  * and the cluster keeps serving throughout;
- * - every frame of ../shared/vectors/replica_frames.json accepted or refused by node 2's listener
+ * - every frame of the golden replica_frames.json accepted or refused by node 2's listener
  *   exactly as the vectors say (and `command_30` closes the stream).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Command, MacDirection, clusterIdFromName, deriveMacKey, encodeReplicaFinish, encodeReplicaHello, handshakeMac, validateHeader,
 } from '@shoal/protocol';
+import { loadVectorFile } from '../support/fixtures.js';
 import { RawClient, hexBytes } from './support/raw-client.js';
 import { metricSum } from './support/server.js';
 import { TEST_SECRET, TestCluster, sleep, waitFor } from './support/cluster.js';
 import { checkPartition, newLog, readPartition, sendTagged, sendAcked } from './support/produce.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
 
 function refused(metrics: string, reason: string): number {
   return metricSum(metrics, 'shoal_replica_handshakes_refused_total', { reason });
@@ -155,7 +151,7 @@ describe('cluster: replica frame vectors on a live listener', () => {
   }, 60_000);
 
   it('accepts and refuses every frame exactly as replica_frames.json says', async () => {
-    const doc = JSON.parse(readFileSync(join(root, '..', 'shared', 'vectors', 'replica_frames.json'), 'utf8')) as VectorDoc;
+    const doc = loadVectorFile('replica_frames.json') as VectorDoc;
     const clientBound = new Set<number>([Command.Reply, Command.Eviction]);
     const handshake = new Set<number>([Command.ReplicaHello, Command.ReplicaChallenge, Command.ReplicaFinish]);
     const accepted = doc.frames.filter((f) => !clientBound.has(f.command) && !handshake.has(f.command));

@@ -1,5 +1,5 @@
 /**
- * The ten request frames of shared/vectors/client_frames.json (encoded by the official Iggy Node
+ * The ten request frames of the golden client_frames.json (encoded by the official Iggy Node
  * SDK) replayed in order over one raw TCP connection against the compiled server. The frames name
  * 0-based ids (stream 1 is the SECOND stream, topic 1 the second topic of stream 1, partition 1
  * the second partition), so the SDK creates the first stream and the first topic on another
@@ -7,7 +7,6 @@
  * returned. Every reply must be the success the official SDK expects (classifyServerFrame is the
  * SDK's decode funnel) and echo the request.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShoalClient } from '@shoal/client';
 import {
@@ -15,6 +14,7 @@ import {
   createTopicCommand, decodeLoginReplyBody, encodeRequestFrame, encodeLoginRegisterRequest, getStreamsCommand, Operation,
   pollMessagesCommand, sendMessagesCommand,
 } from '@shoal/protocol';
+import { loadVectorFile } from '../support/fixtures.js';
 import { RawClient, hexBytes } from './support/raw-client.js';
 import { removeDataDir, startServer, type ServerHandle } from './support/server.js';
 
@@ -24,7 +24,7 @@ interface RequestVector {
   readonly header: { readonly request: string; readonly operation: number; readonly timestamp: string };
 }
 
-const vectors = JSON.parse(readFileSync(new URL('../../../shared/vectors/client_frames.json', import.meta.url), 'utf8')) as { requests: RequestVector[] };
+const vectors = loadVectorFile('client_frames.json') as { requests: RequestVector[] };
 const byName = new Map(vectors.requests.map((v) => [v.name, v]));
 const SESSION_AT = 184;
 

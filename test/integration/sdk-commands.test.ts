@@ -137,6 +137,8 @@ describe('every command through the SDK', () => {
     }
     const group = await root.group.create({ streamId: 'cg', topicId: 't', name: 'readers' });
     expect(group.name).toBe('readers');
+    expect(group.partitionsCount).toBe(3);
+    expect(group.membersCount).toBe(0);
     expect((await root.group.list({ streamId: 'cg', topicId: 't' })).map((g) => g.name)).toEqual(['readers']);
     await root.group.join({ streamId: 'cg', topicId: 't', groupId: 'readers' });
     const assignment = await root.group.sync({ streamId: 'cg', topicId: 't', groupId: 'readers' });

@@ -69,7 +69,7 @@ describe('client table', () => {
     // A third client: client 1 has the smallest latest_commit and is evicted on every replica.
     login(cluster, 0, 3n);
     cluster.runUntil(() => cluster.converged(4), 200);
-    for (const node of cluster.nodes) expect(node.r.core.clientTable?.get(1n)).toBeUndefined();
+    for (const node of cluster.nodes) expect(node.r.clientSession(1n)).toBeNull();
     const { token } = cluster.request(0, { client: 1n, request: 1n, session: e1, body: text.encode('a=1') });
     expect(outcome(cluster, token)).toMatchObject({ evictionReason: EvictionReason.NoSession });
   });

@@ -27,7 +27,7 @@ describe('session forwarding', () => {
     cluster.runUntil(() => cluster.sessionResults.some((r) => r.token === t2), 200);
     expect(cluster.sessionResults.find((r) => r.token === t2)?.outcome).toBe('ok');
     cluster.runUntil(() => cluster.converged(2), 200);
-    for (const node of cluster.nodes) expect(node.r.core.clientTable?.get(5n)).toBeUndefined();
+    for (const node of cluster.nodes) expect(node.r.clientSession(5n)).toBeNull();
     expect((cluster.nodes[2]!.sm as { loggedOut: bigint[] }).loggedOut).toEqual([5n]);
   });
 
@@ -53,7 +53,7 @@ describe('session forwarding', () => {
     cluster.runUntil(() => cluster.sessionResults.some((r) => r.token === token), 200);
     const result = cluster.sessionResults.find((r) => r.token === token);
     expect(result).toMatchObject({ node: 2, outcome: 'ok' });
-    expect(cluster.nodes[1]?.r.core.clientTable?.get(9n)?.epoch).toBe(result?.epoch);
+    expect(cluster.nodes[1]?.r.clientSession(9n)?.epoch).toBe(result?.epoch);
   });
 
   it('the origin itself becomes the new primary: it proposes the pending login in-process', () => {

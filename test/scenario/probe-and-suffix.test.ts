@@ -2,6 +2,7 @@
  * RequestStartView probing (§5.9) and the DoViewChange suffix a replica builds (§5.3).
  */
 import { describe, expect, it } from 'vitest';
+import { coreOf } from '@shoal/consensus/testing';
 import { decodeSuffix, DoViewChangeHeaderView } from '@shoal/protocol';
 import { Cluster, text } from './support/cluster.js';
 import { login, puts } from './support/script.js';
@@ -112,7 +113,7 @@ describe('DoViewChange suffix', () => {
     expect(head?.present).toBe(false);
     expect(head?.nack).toBe(false);
     // Without that header the entry is a blank, nacked exactly when above the commit point...
-    const core = cluster.nodes[2]!.r.core;
+    const core = coreOf(cluster.nodes[2]!.r);
     core.canon.delete(4);
     const blank = decodeSuffix(buildFor(core));
     expect(blank.ok && blank.value[0]?.blank).toBe(true);

@@ -7,6 +7,7 @@
  * property check of the core alone, kept small enough for the unit-test budget.
  */
 import { describe, expect, it } from 'vitest';
+import { coreOf } from '@shoal/consensus/testing';
 import { Prng } from '@shoal/stdx';
 import { fakeBatch } from '../../packages/consensus/test/support/state-machines.js';
 import { Cluster, text } from './support/cluster.js';
@@ -72,7 +73,7 @@ function run(seed: number, replicas: number, plane: 'metadata' | 'partition'): v
     // Partition journals live in memory: a partition replica may crash only while every other
     // replica holds a complete journal (a second loss before the first caught up can lose ops
     // nobody holds any more — the limitation of §13.1, see docs/internals-repair.md).
-    const crashable = plane === 'metadata' || cluster.live().every((n) => !n.r.core.journalIncomplete);
+    const crashable = plane === 'metadata' || cluster.live().every((n) => !n.r.role.journalIncomplete);
     if (roll < 4 && live.length > majority && crashable) cluster.crash(prng.pick(live).index);
     else if (roll < 12) {
       const down = cluster.nodes.filter((n) => n.replica === null);
@@ -94,7 +95,7 @@ function run(seed: number, replicas: number, plane: 'metadata' | 'partition'): v
   } catch (error) {
     if (globalThis.process?.env['SCENARIO_DEBUG'] !== undefined) {
       for (const n of cluster.live()) {
-        const c = n.r.core;
+        const c = coreOf(n.r);
         const lines: string[] = [];
         for (let op = c.commitMin; op <= c.journal.head; op++) {
           const e = c.journal.get(op);

@@ -75,9 +75,9 @@ describe('repair', () => {
     cluster.restart(2);
     // It may have acked ops it no longer holds, so until it has caught up to the view head it
     // abstains from DoViewChange (its empty log would nack committed ops by omission).
-    expect(cluster.nodes[2]?.r.core.journalIncomplete).toBe(true);
+    expect(cluster.nodes[2]?.r.role.journalIncomplete).toBe(true);
     cluster.runUntil(() => cluster.converged(6), 2000);
-    cluster.runUntil(() => cluster.nodes[2]?.r.core.journalIncomplete === false, 500);
+    cluster.runUntil(() => cluster.nodes[2]?.r.role.journalIncomplete === false, 500);
     // The partition offsets continue contiguously after the rejoin.
     cluster.request(0, { client: 1n, request: 7n, body: batch('m7') });
     cluster.runUntil(() => cluster.converged(7), 500);

@@ -27,7 +27,7 @@ describe('state transfer', () => {
     expect(cluster.trace.some((l) => / n2 state_transfer: installed snapshot/.test(l))).toBe(true);
     // The installed client table knows the session: the client's next request is deduplicated
     // by every replica the same way.
-    expect(cluster.nodes[2]?.r.core.clientTable?.get(1n)?.watermark).toBe(40n);
+    expect(cluster.nodes[2]?.r.clientSession(1n)?.watermark).toBe(40n);
   });
 
   it('metadata: a corrupted artifact is re-fetched with a fresh nonce (budgeted)', () => {

@@ -3,6 +3,7 @@
  * from the protocol.
  */
 import { describe, expect, it } from 'vitest';
+import { coreOf } from '@shoal/consensus/testing';
 import { Cluster, text } from './support/cluster.js';
 import { login, puts } from './support/script.js';
 import { doViewChange, startViewChange } from './support/craft.js';
@@ -148,7 +149,7 @@ describe('view change', () => {
     cluster.crash(0);
     cluster.filters.length = 0;
     cluster.restart(0);
-    expect(cluster.nodes[0]?.r.core.recoveryBarrier).toBe(4);
+    expect(coreOf(cluster.nodes[0]!.r).recoveryBarrier).toBe(4);
     // Replica 1 leads view 1 (the merge drops op 4), then restarts: replica 0 leads view 2.
     cluster.runUntil(() => cluster.primary() === 1, 5000);
     cluster.crash(1);

@@ -52,3 +52,22 @@ export const EXCEPTIONS: Readonly<Record<string, string>> = {
   // Loads the native XXH3 binding with a top-level dynamic import and falls back to WASM.
   'packages/protocol/src/hash/xxh3.ts': 'backend loading (top-level await of a dynamic import)',
 };
+
+/**
+ * Layering inside packages/consensus (docs/internals-consensus-core.md, "Layers"): state below
+ * transitions below handlers. The STATE files hold data and its own small methods; they import
+ * nothing but other state files (not even types). Every other file may import state and other
+ * files, but the value-level import graph has no cycle. A value-level import is any import that
+ * survives compilation: with `verbatimModuleSyntax`, `import { type X } from` still loads the
+ * module, so only `import type` / `export type` statements are type-level. Type-level imports
+ * are erased; today the whole graph, types included, is acyclic too, and a second test keeps
+ * it so (relax that one, not the value-level rule, if a type ever needs to point back).
+ */
+export const CONSENSUS_STATE_FILES: readonly string[] = [
+  'types.ts', 'config.ts', 'effects.ts', 'drops.ts', 'marks.ts', 'quorums.ts', 'timers.ts', 'state-machine.ts',
+  'journal.ts', 'pipeline.ts', 'client-table.ts', 'view-change-state.ts', 'state-transfer-state.ts',
+  'superblock-state.ts', 'repair-state.ts', 'forwarding-state.ts', 'core.ts',
+];
+
+/** Entry points of @shoal/consensus that production code must never import. */
+export const TEST_ONLY_ENTRY_POINTS: readonly string[] = ['@shoal/consensus/testing'];

@@ -1,21 +1,14 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ALLOWED_IMPORTS, BANNED_ASYNC, BANNED_IN_PURE, EXCEPTIONS, NO_ASYNC_PACKAGES, PURE_PACKAGES } from './rules.js';
+import { importsOf, stripComments, walk } from '../support/import-graph.js';
+import {
+  ALLOWED_IMPORTS, BANNED_ASYNC, BANNED_IN_PURE, CONSENSUS_STATE_FILES, EXCEPTIONS, NO_ASYNC_PACKAGES, PURE_PACKAGES, TEST_ONLY_ENTRY_POINTS,
+} from './rules.js';
+import { findCycle, relativeImports } from './imports.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-function walk(dir: string, suffix: string, out: string[] = []): string[] {
-  if (!existsSync(dir)) return out;
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === 'dist') continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) walk(path, suffix, out);
-    else if (name.endsWith(suffix)) out.push(path);
-  }
-  return out;
-}
 
 function workspaces(): string[] {
   const result: string[] = [];
@@ -27,22 +20,6 @@ function workspaces(): string[] {
     }
   }
   return result;
-}
-
-/** Strips comments and string contents that are not import specifiers (coarse but sufficient). */
-function stripComments(source: string): string {
-  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-}
-
-const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
-
-function importsOf(source: string): string[] {
-  const specs: string[] = [];
-  for (const m of stripComments(source).matchAll(IMPORT_RE)) {
-    const spec = m[1] ?? m[2] ?? m[3];
-    if (spec !== undefined) specs.push(spec);
-  }
-  return specs;
 }
 
 describe('tidy: import direction', () => {
@@ -78,6 +55,53 @@ describe('tidy: import direction', () => {
       }
     }
     expect(offenders).toEqual([]);
+  });
+});
+
+describe('tidy: layering inside packages/consensus', () => {
+  const src = join(root, 'packages/consensus/src');
+  const files = readdirSync(src).filter((name) => name.endsWith('.ts')).sort();
+  const graph = new Map<string, ReturnType<typeof relativeImports>>();
+  for (const name of files) graph.set(name, relativeImports(stripComments(readFileSync(join(src, name), 'utf8'))));
+
+  it('the value-level import graph has no cycle', () => {
+    const edges = new Map<string, string[]>();
+    for (const [name, imports] of graph) edges.set(name, imports.filter((i) => !i.typeOnly).map((i) => i.target));
+    expect(findCycle(edges)).toEqual(null);
+  });
+  it('nor does the whole import graph, type-only imports included (stricter than the rule needs)', () => {
+    const edges = new Map<string, string[]>();
+    for (const [name, imports] of graph) edges.set(name, imports.map((i) => i.target));
+    expect(findCycle(edges)).toEqual(null);
+  });
+  it('state files import only state files (types included)', () => {
+    const state = new Set(CONSENSUS_STATE_FILES);
+    for (const name of CONSENSUS_STATE_FILES) expect(files, `${name} is listed as state but missing`).toContain(name);
+    const violations: string[] = [];
+    for (const name of CONSENSUS_STATE_FILES) {
+      for (const i of graph.get(name) ?? []) if (!state.has(i.target)) violations.push(`${name} imports ${i.target}`);
+    }
+    expect(violations).toEqual([]);
+  });
+  it('production code never imports the test-only entry points', () => {
+    const offenders: string[] = [];
+    for (const ws of workspaces()) {
+      for (const file of walk(join(root, ws, 'src'), '.ts')) {
+        const specs = importsOf(readFileSync(file, 'utf8'));
+        if (specs.some((spec) => TEST_ONLY_ENTRY_POINTS.includes(spec))) offenders.push(relative(root, file));
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+  it('the rule itself sees value cycles and ignores type-only ones (self-test)', () => {
+    const a = relativeImports("import type { B } from './b.js';\nimport { c } from './c.js';\nimport { type D } from './d.js';");
+    expect(a).toEqual([
+      { target: 'b.ts', typeOnly: true },
+      { target: 'c.ts', typeOnly: false },
+      { target: 'd.ts', typeOnly: false },
+    ]);
+    expect(findCycle(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']]]))).toEqual(['a.ts', 'b.ts', 'c.ts', 'a.ts']);
+    expect(findCycle(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual(null);
   });
 });
 

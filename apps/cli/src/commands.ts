@@ -1,11 +1,12 @@
 import { Argument, type Command, Option } from 'commander';
 import {
-  type HeaderInput, type Message, type PollingStrategyInput, type ProducerPartitioning, type ReceivedMessage,
+  type ClusterView, type HeaderInput, type Message, type PollingStrategyInput, type ProducerPartitioning, type ReceivedMessage,
   ShoalInvalidArgumentError, formatAddress,
 } from '@shoal/client';
 import {
   type HeaderValue, type StreamInfo, type TopicInfo, headerKindName, SnapshotType,
 } from '@shoal/protocol';
+import { U64_MAX } from '@shoal/stdx';
 import { removeStoredSession, readStoredSession, writeStoredSession } from './context.js';
 import type { Action, Context } from './main.js';
 import { formatBytes, formatExpiry, isoFromMicros, renderTable, stringify } from './output.js';
@@ -71,15 +72,19 @@ function registerSystem(program: Command, leaf: Leaf): void {
   const cluster = program.command('cluster').alias('cl').description('cluster operations');
   const status: Action = async (ctx) => {
     const view = await ctx.client().getClusterMetadata();
+    const led = partitionsLedByNode(view);
     const nodes = view.nodes.map((n) => ({
       name: n.name, address: formatAddress(n.address), role: n.role, status: n.status, metadataPrimary: view.leader?.name === n.name,
+      partitionPrimaries: led.get(n.name) ?? 0,
     }));
     if (ctx.out.json) {
       ctx.out.record({ name: view.name, metadataPrimary: view.leader?.name ?? null, nodes });
       return;
     }
     ctx.out.message(`cluster ${view.name}: ${view.nodes.length} node(s), metadata primary ${view.leader?.name ?? 'none (view change in progress)'}`);
-    ctx.out.message(renderTable(nodes.map((n) => ({ Name: n.name, Address: n.address, Role: n.role, Status: n.status, Primary: n.metadataPrimary ? 'metadata' : '' }))));
+    ctx.out.message(renderTable(nodes.map((n) => ({
+      Name: n.name, Address: n.address, Role: n.role, Status: n.status, Primary: n.metadataPrimary ? 'metadata' : '', 'Partitions led': String(n.partitionPrimaries),
+    }))));
   };
   leaf(cluster.command('status').alias('s').description('nodes, roles, statuses and the metadata primary'), status);
   leaf(cluster.command('metadata').alias('m').description('same as `cluster status`'), status);
@@ -126,10 +131,10 @@ function registerSession(program: Command, leaf: Leaf): void {
       return;
     }
     const words = expiryWords as string[];
-    const expiry = words.length === 0 ? 15n * 60n * 1_000_000n : parseExpiryMicros(words) ?? 0n;
-    const never = expiry === 0n;
+    const expiry = words.length === 0 ? 15n * 60n * 1_000_000n : parseExpiryMicros(words) ?? U64_MAX;
+    const never = expiry === U64_MAX;
     const tokenName = `shoal-cli-${Date.now().toString(36)}`;
-    const token = await client.token.create({ name: tokenName, expiry: never ? 0xffff_ffff_ffff_ffffn : expiry });
+    const token = await client.token.create({ name: tokenName, expiry });
     const expiresAt = never ? 0n : BigInt(Date.now()) * 1000n + expiry;
     const path = writeStoredSession(ctx.io.env, { address, tokenName, token, expiresAt: expiresAt.toString() });
     await client.logout();
@@ -346,7 +351,7 @@ function registerTokens(program: Command, leaf: Leaf): void {
   const pat = program.command('pat').description('personal access tokens of the current user');
   leaf(pat.command('create').alias('c').description('create a token (printed once)').argument('<name>').argument('[expiry...]', 'e.g. 7d; default: server default'), async (ctx, name, expiry) => {
     const micros = parseExpiryMicros(expiry as string[]);
-    const token = await ctx.client().token.create({ name: str(name), ...(micros === undefined ? {} : { expiry: micros === 0n ? 0xffff_ffff_ffff_ffffn : micros }) });
+    const token = await ctx.client().token.create({ name: str(name), ...(micros === undefined ? {} : { expiry: micros }) });
     ctx.out.message(`token '${str(name)}': ${token}`, { name: str(name), token });
   });
   leaf(pat.command('list').alias('l').description('list tokens'), async (ctx) => {
@@ -552,4 +557,19 @@ function registerMessages(program: Command, leaf: Leaf): void {
     await ctx.client().flushUnsavedBuffer({ streamId: parseId(str(stream)), topicId: parseId(str(topic)), partitionId: parseCount(str(partition), 'partition'), fsync: opt<{ fsync?: boolean }>(flags).fsync === true });
     ctx.out.message('flushed', { flushed: true });
   });
+}
+
+/** How many partitions each node leads, as the answering node sees it (GetClusterMetadata extension). */
+function partitionsLedByNode(view: ClusterView): Map<string, number> {
+  const counts = new Map<string, number>();
+  const groups = view.groups;
+  if (groups === null) return counts;
+  for (const topic of groups.topics) {
+    for (const p of topic.partitions) {
+      const index = groups.nodeReplicaIds.indexOf(p.primary);
+      const node = index < 0 ? undefined : view.nodes[index];
+      if (node !== undefined) counts.set(node.name, (counts.get(node.name) ?? 0) + 1);
+    }
+  }
+  return counts;
 }

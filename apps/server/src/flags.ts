@@ -10,11 +10,16 @@ export type ParsedFlags =
   | { readonly kind: 'version' }
   | { readonly kind: 'error'; readonly message: string };
 
-export const USAGE = `Usage: shoal-server [--config <file.toml>] [--replica-id <N>] [--fresh]
+export const USAGE = `Usage: shoal-server [--config <file.toml>] [--replica-id <N>] [--fresh] [--with-default-root-credentials]
 
   --config <file>     TOML configuration (default: SHOAL_CONFIG_PATH, IGGY_CONFIG_PATH, or built-in defaults)
   --replica-id <N>    this node's replica_id in [[cluster.nodes]] (required when cluster.enabled)
   --fresh, -f         wipe the data directory (system.path) before boot
+  --with-default-root-credentials
+                      a newly created root user is iggy / iggy (INSECURE, development only; the
+                      environment's IGGY_ROOT_USERNAME / IGGY_ROOT_PASSWORD still win). Without it
+                      and without those variables, a single node creating its root user generates a
+                      random password and logs it once; a cluster refuses its first boot
   --help, -h          this text
   --version, -V       print the version
 
@@ -24,6 +29,7 @@ export function parseFlags(argv: readonly string[]): ParsedFlags {
   let configPath: string | undefined;
   let replicaId: number | undefined;
   let fresh = false;
+  let withDefaultRootCredentials = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -45,6 +51,10 @@ export function parseFlags(argv: readonly string[]): ParsedFlags {
       case '-f':
         fresh = true;
         break;
+      case '--with-default-root-credentials':
+        if (inline !== undefined) return { kind: 'error', message: `${name} takes no value` };
+        withDefaultRootCredentials = true;
+        break;
       case '--config':
       case '-c': {
         const path = value();
@@ -64,6 +74,6 @@ export function parseFlags(argv: readonly string[]): ParsedFlags {
   }
   return {
     kind: 'run',
-    flags: { fresh, ...(configPath === undefined ? {} : { configPath }), ...(replicaId === undefined ? {} : { replicaId }) },
+    flags: { fresh, ...(withDefaultRootCredentials ? { withDefaultRootCredentials } : {}), ...(configPath === undefined ? {} : { configPath }), ...(replicaId === undefined ? {} : { replicaId }) },
   };
 }

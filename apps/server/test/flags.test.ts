@@ -11,6 +11,15 @@ describe('shoal-server flags', () => {
     expect(parseFlags(['-V']).kind).toBe('version');
   });
 
+  it('parses --with-default-root-credentials (the reference flag) and refuses a value for it', () => {
+    expect(parseFlags(['--with-default-root-credentials'])).toEqual({ kind: 'run', flags: { fresh: false, withDefaultRootCredentials: true } });
+    expect(parseFlags(['--with-default-root-credentials=yes'])).toMatchObject({ kind: 'error' });
+    const loaded = loadNodeConfig({ withDefaultRootCredentials: true }, {});
+    expect(loaded.ok && loaded.config.root).toEqual({ username: 'iggy', password: 'iggy', fromDefaultFlag: true });
+    const none = loadNodeConfig({}, {});
+    expect(none.ok && none.config.root.password).toBeNull();
+  });
+
   it('refuses unknown arguments and bad values with a message', () => {
     expect(parseFlags(['--nope'])).toMatchObject({ kind: 'error' });
     expect(parseFlags(['--replica-id', 'x'])).toMatchObject({ kind: 'error' });

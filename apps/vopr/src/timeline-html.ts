@@ -8,7 +8,8 @@
  *   phases      safety / degraded / liveness / final checks
  *   network     each partition: when, who was cut off, one-way or not
  *   replica i   metadata status band (normal, view change, recovering, down; the primary
- *               darker; the view written in), faults and marks as points (click: details),
+ *               darker; the view written in), faults (kill, power loss, restart, caught up,
+ *               pause, resume) and core marks as points (click: details),
  *               partition groups in a view change, commits per bucket (metadata / partition),
  *               client requests in and replies out per bucket
  *   clients     every client's answers per bucket (metadata, batch, offset, rejected, unknown)
@@ -83,7 +84,8 @@ const SCRIPT = `
   var STATUS_COLORS = { normal: '#8bc34a', view_change: '#ff9800', recovering: '#64b5f6', down: '#bdbdbd' };
   var POINT_STYLE = {
     kill: { shape: 'x', color: '#d32f2f' }, 'power loss': { shape: 'x', color: '#6a1b9a' },
-    restart: { shape: 'up', color: '#2e7d32' }, 'caught up': { shape: 'check', color: '#1565c0' }
+    restart: { shape: 'up', color: '#2e7d32' }, 'caught up': { shape: 'check', color: '#1565c0' },
+    pause: { shape: 'pause', color: '#ef6c00' }, resume: { shape: 'up', color: '#ef6c00' }
   };
   var ANSWER_COLORS = { metadata: '#3f51b5', send: '#009688', offset: '#8d6e63', rejected: '#ffb300', unknown: '#e53935' };
   var svg = document.getElementById('timeline');
@@ -149,6 +151,8 @@ const SCRIPT = `
       el('path', { d: 'M-4,-4L4,4M-4,4L4,-4', stroke: style.color, 'stroke-width': 2.5 }, g);
     } else if (style.shape === 'up') {
       el('path', { d: 'M0,-5L5,4L-5,4Z', fill: style.color }, g);
+    } else if (style.shape === 'pause') {
+      el('path', { d: 'M-3,-4L-3,4M3,-4L3,4', stroke: style.color, 'stroke-width': 2.5 }, g);
     } else if (style.shape === 'check') {
       el('path', { d: 'M-4,0L-1,4L5,-4', stroke: style.color, 'stroke-width': 2, fill: 'none' }, g);
     } else {

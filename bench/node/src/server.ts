@@ -27,7 +27,8 @@ export async function startServer(shards: number, dataRoot: string = tmpdir(), e
   const dir = mkdtempSync(join(dataRoot, 'shoal-bench-'));
   // SHOAL_BENCH_NODE_ARGS: extra node flags for the server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
   const nodeArgs = (process.env['SHOAL_BENCH_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, BIN], {
+  // The bench logs in as iggy / iggy: passed explicitly (the node otherwise generates a root password).
+  const child = spawn(process.execPath, [...nodeArgs, BIN, '--with-default-root-credentials'], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {

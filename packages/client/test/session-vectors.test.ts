@@ -11,7 +11,7 @@ import {
 import { loadClientFrames, replyVector, requestVector } from './support/vectors.js';
 
 /**
- * The session must reproduce the request frames of shared/vectors/client_frames.json byte for
+ * The session must reproduce the request frames of the golden client_frames.json byte for
  * byte (produced by the official Node SDK): same client id, same inputs, zero clock, no checksum
  * stamping, the SDK's ClientVersionInfo. Bodies are built with this SDK's own input helpers.
  */

@@ -1,124 +1,34 @@
 /**
- * Committing (§4.9, §4.10): counting PrepareOks on the primary, advancing commit_max over the
- * consecutive run of quorum entries, and the one commit walk every replica uses to apply
- * commit_min + 1 ..= commit_max in op order (only trusted entries; it stops at the first gap).
- * The primary pops its pipeline heads as they apply and answers clients after the walk.
+ * The primary's pipeline in motion (§4.3–§4.5, §4.9): admitting requests, proposing them into
+ * free prepare slots, counting its own acks, advancing commit_max over the consecutive run of
+ * quorum entries, and `commitWalk`: the walk every replica uses (apply.ts) followed, on the
+ * primary, by proposing parked requests into the slots the walk freed.
+ *
+ * These live together because they are one recursion: a commit frees a slot, the proposal that
+ * fills it may be acked at once (a memory journal is durable on append; n = 1 needs no one
+ * else), and that ack commits again.
  */
 import { assert } from '@shoal/stdx';
-import { PrepareOkHeaderView, writeReplyFrame } from '@shoal/protocol';
+import { Operation } from '@shoal/protocol';
+import { walkCommitted } from './apply.js';
+import { cancelAwaiter, evict } from './answers.js';
+import { journalHasRoom, maybeCheckpoint } from './checkpoint.js';
 import type { Core } from './core.js';
-import { entryBody, type JournalEntry } from './journal.js';
-import { finishAwaiter } from './forwarding.js';
-import type { PipelineEntry } from './pipeline.js';
-import type { PrepareRecord } from './state-machine.js';
-import { checksumAt, discardBogus, pruneCanon, verify } from './trust.js';
-import { commitFrame } from './frames.js';
+import { commitFrame, prepareFrame } from './frames.js';
+import { entryFromFrame } from './journal.js';
+import { forwardAlongChain, journalAppend } from './journal-write.js';
+import type { QueuedRequest, RequestOutcome } from './pipeline.js';
 import { broadcastGated } from './send.js';
-import { promoteRequests } from './prepare.js';
-import { retainPartitionJournal } from './checkpoint.js';
+import { checksumAt, setCanon } from './trust.js';
 import type { Op } from './types.js';
 
-export const OPERATION_REGISTER = 1;
-export const OPERATION_LOGOUT = 3;
-
-export function recordOf(entry: JournalEntry): PrepareRecord {
-  return {
-    op: entry.op,
-    operation: entry.operation,
-    client: entry.client,
-    request: entry.request,
-    userId: entry.userId,
-    timestamp: entry.timestamp,
-    body: entryBody(entry),
-  };
-}
-
-/** §4.10: the reply is built from the prepare header only, so every replica caches the same bytes. */
-export function replyFrameOf(c: Core, entry: JournalEntry, body: Uint8Array): Uint8Array {
-  return writeReplyFrame(
-    {
-      cluster: c.config.cluster,
-      view: entry.view,
-      replica: entry.replica,
-      requestChecksum: entry.requestChecksum,
-      client: entry.client,
-      op: entry.op,
-      commit: entry.op,
-      timestamp: entry.timestamp,
-      request: entry.request,
-      operation: entry.operation,
-      status: 0,
-    },
-    body,
-  );
-}
-
-/** Applies one committed op (exactly once, in order) and returns its reply frame. */
-export function applyOne(c: Core, entry: JournalEntry): Uint8Array {
-  assert(entry.op === c.commitMin + 1, `apply out of order: ${entry.op} after ${c.commitMin}`);
-  assert(entry.trusted, `apply of an untrusted op ${entry.op}`);
-  const table = c.clientTable;
-  const tableFrozen = entry.op <= c.transfer.tableFrontier;
-  let reply: Uint8Array;
-  if (table !== null && entry.operation === OPERATION_REGISTER) {
-    reply = replyFrameOf(c, entry, new Uint8Array(0));
-    if (entry.client !== 0n && !tableFrozen) table.register(entry.client, entry.userId, BigInt(entry.op), reply);
-  } else if (table !== null && entry.operation === OPERATION_LOGOUT) {
-    reply = replyFrameOf(c, entry, new Uint8Array(0));
-    if (!tableFrozen) table.logout(entry.client);
-    c.sm.logout(entry.client);
-  } else {
-    reply = replyFrameOf(c, entry, c.sm.apply(recordOf(entry)));
-    if (table !== null && !tableFrozen) table.record(entry.client, entry.request, entry.requestChecksum, reply);
-  }
-  c.commitMin = entry.op;
-  c.effects.push({ kind: 'committed', op: entry.op, operation: entry.operation });
-  return reply;
-}
-
-/** The next op the walk may apply, or null (gap, unverifiable, or a bogus entry was discarded). */
-function nextApplicable(c: Core): JournalEntry | null {
-  const x = c.commitMin + 1;
-  const { verdict, bogusOp } = verify(c, x);
-  if (verdict === 'trusted') return c.journal.get(x) ?? null;
-  if (verdict === 'bogus') discardBogus(c, bogusOp);
-  return null;
-}
-
-/**
- * Applies commit_min + 1 ..= commit_max while the entries are present and trusted. The primary
- * pops each applied pipeline head and answers its client after the loop (§4.10). Not while a
- * state transfer runs (the install replaces the state).
- */
+/** Applies what is committed; the primary then proposes parked requests into the freed slots. */
 export function commitWalk(c: Core): void {
-  if (c.transferring()) return;
-  const replies: { entry: PipelineEntry; reply: Uint8Array }[] = [];
-  while (c.commitMin < c.commitMax) {
-    const entry = nextApplicable(c);
-    if (entry === null) break;
-    const reply = applyOne(c, entry);
-    const head = c.pipeline.head();
-    if (head !== undefined && head.op === entry.op) {
-      assert(head.checksum === entry.checksum, 'pipeline head differs from the applied entry');
-      replies.push({ entry: c.pipeline.shift(), reply });
-    }
-  }
-  pruneCanon(c);
-  retainPartitionJournal(c);
-  for (const { entry, reply } of replies) answer(c, entry, reply);
+  if (!walkCommitted(c)) return;
   if (c.isActingPrimary()) {
     promoteRequests(c);
     if (c.pipeline.empty) c.timers.prepare.stop();
   }
-}
-
-function answer(c: Core, entry: PipelineEntry, reply: Uint8Array): void {
-  if (entry.awaiter !== null) {
-    finishAwaiter(c, entry.awaiter, entry, 'ok');
-    return;
-  }
-  if (entry.client === 0n) return;
-  c.effects.push({ kind: 'client_frame', client: entry.client, token: entry.token, frame: reply });
 }
 
 /** Primary: commit_max advances over the consecutive run of quorum entries after it. */
@@ -171,18 +81,75 @@ export function repairSelfAcks(c: Core): void {
   }
 }
 
-const ackView = new PrepareOkHeaderView();
+// ---------------------------------------------------------------------------------------------
+// Admission and proposal (primary).
 
-/** §4.9 PrepareOk on the primary. */
-export function onPrepareOk(c: Core, frame: Uint8Array): string | null {
-  const h = ackView.bind(frame, 0);
-  if (!c.isActingPrimary()) return c.drop(7, h.replica, 'not_acting_primary');
-  if (h.view !== c.view) return c.drop(7, h.replica, h.view < c.view ? 'ack_older_view' : 'ack_newer_view');
-  if (c.transferring()) return c.drop(7, h.replica, 'transferring');
-  const entry = c.pipeline.get(h.opNumber);
-  if (entry === undefined) return c.drop(7, h.replica, 'ack_not_in_pipeline');
-  if (entry.checksum !== h.prepareChecksum) return c.drop(7, h.replica, 'ack_checksum_mismatch');
-  if (!c.pipeline.ack(entry, h.replica, c.quorums.replication)) return null; // duplicate
-  if (entry.quorum) advanceCommitMax(c);
-  return null;
+/** Parks the request when no prepare slot is free (or the primary is catching up), else proposes. */
+export function admit(c: Core, q: QueuedRequest): RequestOutcome {
+  if (c.pipeline.full || !c.isCaughtUpPrimary() || !journalHasRoom(c, c.op + 1) || c.pipeline.requests.length > 0) {
+    // Parked: the caller may reuse the body's buffer once this call returns.
+    if (c.pipeline.requests.push(q.body.length === 0 ? q : { ...q, body: q.body.slice() })) return 'queued';
+    if (q.awaiter !== null) cancelAwaiter(c, q.awaiter, 'pipeline_full', q.client);
+    return 'dropped';
+  }
+  return propose(c, q) ? 'proposed' : 'answered';
+}
+
+/** Moves parked requests into free prepare slots (FIFO) while this is a caught-up primary. */
+export function promoteRequests(c: Core): void {
+  while (!c.pipeline.full && c.pipeline.requests.length > 0 && c.isCaughtUpPrimary() && journalHasRoom(c, c.op + 1)) {
+    const q = c.pipeline.requests.shift() as QueuedRequest;
+    propose(c, q);
+  }
+}
+
+/** §4.4 + §4.5: build the prepare for op + 1, journal it, start replicating. False if rejected. */
+function propose(c: Core, q: QueuedRequest): boolean {
+  assert(c.isActingPrimary() && !c.pipeline.full, 'propose: not an acting primary with a free slot');
+  maybeCheckpoint(c);
+  const op = c.op + 1;
+  const now = c.time.realtimeMicros();
+  const timestamp = now > c.lastTimestamp ? now : c.lastTimestamp + 1n;
+  let operation = q.operation;
+  let body: Uint8Array = new Uint8Array(0);
+  let userId = 0;
+  if (c.clientTable !== null) {
+    // The acting user is stamped from the client table, never trusted from the wire (§4.4).
+    userId = q.operation === Operation.Register ? q.userId : (c.clientTable.get(q.client)?.userId ?? q.userId);
+  }
+  if (q.operation !== Operation.Register && q.operation !== Operation.Logout) {
+    const verdict = c.sm.prepare({ operation: q.operation, body: q.body, client: q.client, userId, op, timestamp });
+    if (!verdict.ok) {
+      if (q.awaiter === null && q.token !== null) evict(c, q.client, q.token, verdict.eviction);
+      return false;
+    }
+    operation = verdict.operation;
+    body = verdict.body;
+  }
+  const frame = prepareFrame(c, {
+    client: q.client,
+    parent: c.lastPrepareChecksum,
+    requestChecksum: q.requestChecksum,
+    op,
+    commit: c.commitMax,
+    timestamp,
+    request: q.request,
+    operation,
+    userId,
+  }, body);
+  const entry = entryFromFrame(frame, !c.plane.journalDurable, true, true);
+  c.pipeline.push({
+    op, checksum: entry.checksum, parent: entry.parent, client: q.client, request: q.request, operation,
+    token: q.token, awaiter: q.awaiter, acks: 0, quorum: false,
+  });
+  // Pre-advance the sequencer, the chain and the timestamp floor with the append (pitfall 1).
+  c.op = op;
+  c.lastPrepareChecksum = entry.checksum;
+  c.lastTimestamp = timestamp;
+  setCanon(c, op, { checksum: entry.checksum, parent: entry.parent, header: null });
+  journalAppend(c, entry, 'primary');
+  forwardAlongChain(c, entry);
+  if (!c.timers.prepare.running) c.timers.prepare.start();
+  if (entry.durable) selfAck(c, op, entry.checksum);
+  return true;
 }

@@ -3,6 +3,7 @@
  * Durations are ticks of 10 ms (§4.2). Defaults follow §11.
  */
 import { assert } from '@shoal/stdx';
+import { HEADER_SIZE } from '@shoal/protocol';
 import { PREPARE_QUEUE_DEPTH_MAX, REPLICAS_MAX } from './types.js';
 
 export interface TimerTicks {
@@ -89,7 +90,7 @@ export function makeConfig(input: ConfigInput): ConsensusConfig {
     evictedRingBytesMax: 16 * 1024 * 1024,
     repairChunkMax: 128,
     messageSizeMax,
-    stateChunkMax: Math.min(Math.max(messageSizeMax - 256, 1), 256 * 1024),
+    stateChunkMax: Math.min(Math.max(messageSizeMax - HEADER_SIZE, 1), 256 * 1024),
     viewProbeAttemptsMax: 5,
     superblockWedgedAttemptsMax: 120,
     effectsCapacity: 16384,
@@ -121,7 +122,7 @@ export function checkConfig(c: ConsensusConfig): void {
   positiveInt(c.evictedRingCapacity, 'evictedRingCapacity');
   positiveInt(c.evictedRingBytesMax, 'evictedRingBytesMax');
   assert(Number.isInteger(c.repairChunkMax) && c.repairChunkMax >= 1 && c.repairChunkMax <= 1024, 'repairChunkMax 1..1024');
-  assert(Number.isInteger(c.messageSizeMax) && c.messageSizeMax > 256, 'messageSizeMax must exceed 256');
+  assert(Number.isInteger(c.messageSizeMax) && c.messageSizeMax > HEADER_SIZE, 'messageSizeMax must exceed the header size');
   positiveInt(c.stateChunkMax, 'stateChunkMax');
   for (const [name, value] of Object.entries(c.ticks)) positiveInt(value, `ticks.${name}`);
   assert(Number.isInteger(c.viewProbeAttemptsMax) && c.viewProbeAttemptsMax >= 1 && c.viewProbeAttemptsMax <= 100, 'viewProbeAttemptsMax 1..100');

@@ -9,23 +9,20 @@
 import type { Prng } from '@shoal/stdx';
 import { ClientTable } from './client-table.js';
 import type { ConsensusConfig } from './config.js';
+import type { Drop } from './drops.js';
 import { EffectBuffer } from './effects.js';
+import { newForwardingState, type ForwardingState } from './forwarding-state.js';
 import { Journal } from './journal.js';
+import type { Mark } from './marks.js';
 import { Pipeline } from './pipeline.js';
 import { quorums, type Quorums } from './quorums.js';
+import type { RepairSession } from './repair-state.js';
 import type { StateMachine } from './state-machine.js';
+import { newTransferState, type ServedOffer, type TransferState } from './state-transfer-state.js';
+import { newSuperblockState, type SuperblockState } from './superblock-state.js';
 import { Timers } from './timers.js';
 import { asReplica, asView, type Op, type Plane, type ReplicaIndex, type Status, type View } from './types.js';
-import type { ViewChangeState } from './view-change-state.js';
-import { newViewChangeState } from './view-change-state.js';
-import type { SuperblockState } from './superblock.js';
-import { newSuperblockState } from './superblock.js';
-import type { PendingSend } from './send.js';
-import type { RepairSession } from './repair.js';
-import type { TransferState, ServedOffer } from './state-transfer-state.js';
-import { newTransferState } from './state-transfer-state.js';
-import type { ForwardingState } from './forwarding.js';
-import { newForwardingState } from './forwarding.js';
+import { newViewChangeState, type ViewChangeState } from './view-change-state.js';
 
 /** Injected wall clock for prepare timestamps (deterministic in the simulator). */
 export interface TimeSource {
@@ -39,6 +36,18 @@ export interface CanonicalHeader {
   readonly parent: bigint | null;
   /** The 256 header bytes when known (StartView body, merged log): DVC suffixes repeat them. */
   readonly header: Uint8Array | null;
+}
+
+/** A gated send withheld until the durability gate opens (send.ts). */
+export interface PendingSend {
+  readonly to: ReplicaIndex;
+  readonly frame: Uint8Array;
+  readonly command: number;
+  readonly view: View;
+  readonly logView: View;
+  /** The journal entry this send vouches for (PrepareOk, prepare forward), or null. */
+  readonly vouchOp: Op | null;
+  readonly vouchChecksum: bigint;
 }
 
 export class Core {
@@ -111,6 +120,8 @@ export class Core {
   stopped: string | null = null;
   /** Entry-point counter (logs). */
   steps = 0;
+  /** Coverage marks reached in this life (marks.ts). */
+  readonly marks = new Map<Mark, number>();
 
   constructor(config: ConsensusConfig, plane: Plane, sm: StateMachine, time: TimeSource, prng: Prng) {
     this.config = config;
@@ -146,6 +157,12 @@ export class Core {
     return this.isPrimaryByIndex() && this.status === 'normal' && !this.ceded;
   }
 
+  /** True when the superblock durably holds the current (view, log_view). */
+  viewDurable(): boolean {
+    const d = this.sb.durable;
+    return d !== null && d.view === this.view && d.logView === this.logView;
+  }
+
   transferring(): boolean {
     return this.transfer.stage !== 'idle';
   }
@@ -166,9 +183,22 @@ export class Core {
     return out;
   }
 
-  drop(command: number, from: number, reason: string): string {
+  /** Drops a frame for one of the core's own reasons (returned, and emitted as `dropped`). */
+  drop(command: number, from: number, reason: Drop): string {
     this.effects.push({ kind: 'dropped', command, from, reason });
     return reason;
+  }
+
+  /** Drops a frame for a reason a decoder or the state machine named (passed through). */
+  dropInvalid(command: number, from: number, reason: string): string {
+    this.effects.push({ kind: 'dropped', command, from, reason });
+    return reason;
+  }
+
+  /** A coverage mark (marks.ts): counted, and emitted as an `event` named `mark`. */
+  mark(mark: Mark, detail = ''): void {
+    this.marks.set(mark, (this.marks.get(mark) ?? 0) + 1);
+    this.effects.push({ kind: 'event', name: 'mark', detail: detail === '' ? mark : `${mark} ${detail}` });
   }
 
   event(name: string, detail: string): void {

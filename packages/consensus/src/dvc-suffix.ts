@@ -15,10 +15,11 @@
  * repair with fewer than n), and the others' own nacks decide what is truncated.
  */
 import { assert } from '@shoal/stdx';
-import { packSuffix, type SuffixEntryInput } from '@shoal/protocol';
+import { PREPARE_LAYOUT, packSuffix, type SuffixEntryInput } from '@shoal/protocol';
 import type { Core } from './core.js';
 import { doViewChangeFrame } from './frames.js';
 import { entryHeader } from './journal.js';
+import { Mark } from './marks.js';
 import { SUFFIX_MAX } from './types.js';
 import { suffixEntries, type DvcRecord } from './view-change-state.js';
 
@@ -57,6 +58,7 @@ export function buildSuffix(c: Core): { op: number; commit: number; entries: Suf
   if (low > op) return { op, commit, entries };
   if (op - low + 1 > SUFFIX_MAX) low = op - (SUFFIX_MAX - 1);
   const chain = new SuffixChain();
+  let blanked = 0;
   const fits = (entryOp: number, checksum: bigint, timestamp: bigint): boolean => chain.fits(entryOp, checksum, timestamp);
   for (let entryOp = op; entryOp >= low; entryOp--) {
     const entry = c.journal.get(entryOp);
@@ -66,6 +68,7 @@ export function buildSuffix(c: Core): { op: number; commit: number; entries: Suf
         chain.push(entryOp, entry.parent, entry.timestamp);
       } else {
         // A stale entry that does not chain: say nothing about this op (blank, no nack).
+        blanked++;
         entries.push({ header: null, op: BigInt(entryOp) });
       }
       continue;
@@ -74,7 +77,7 @@ export function buildSuffix(c: Core): { op: number; commit: number; entries: Suf
     if (canon !== undefined && canon.header !== null) {
       const h = canon.header;
       const dv = new DataView(h.buffer, h.byteOffset, h.byteLength);
-      const timestamp = dv.getBigUint64(192, true);
+      const timestamp = dv.getBigUint64(PREPARE_LAYOUT.timestamp.offset, true);
       if (fits(entryOp, canon.checksum, timestamp)) {
         entries.push({ header: h.slice(), op: BigInt(entryOp) });
         chain.push(entryOp, canon.parent ?? 0n, timestamp);
@@ -84,6 +87,7 @@ export function buildSuffix(c: Core): { op: number; commit: number; entries: Suf
     const nack = !blind && entryOp > commit && !c.journal.faulty.has(entryOp) && !c.journal.has(entryOp);
     entries.push({ header: null, op: BigInt(entryOp), nack });
   }
+  if (blanked > 0) c.mark(Mark.SuffixBlankedStale, `do view change: ${blanked} entries`);
   return { op, commit, entries };
 }
 

@@ -5,11 +5,9 @@
  * replica = self.
  */
 import { assert } from '@shoal/stdx';
-import { Command, encodeFrame, encodeHeader, sealHeader, writeCommitFrame, writePrepareFrame, writePrepareOkFrame } from '@shoal/protocol';
+import { Command, encodeFrame, encodeHeader, OFFSET_VIEW, sealHeader, writeCommitFrame, writePrepareFrame, writePrepareOkFrame } from '@shoal/protocol';
 import type { Core } from './core.js';
 import type { Op } from './types.js';
-
-const OFFSET_VIEW = 52;
 
 function prefix(c: Core, view: number = c.view): { cluster: bigint; view: number; replica: number } {
   return { cluster: c.config.cluster, view, replica: c.self };
@@ -152,7 +150,7 @@ export function requestPreparesFrame(c: Core, nonce: bigint, fromOp: Op, toOp: O
   );
 }
 
-export function repairResponseFrame(c: Core, command: 20 | 21, nonce: bigint, op: Op): Uint8Array {
+export function repairResponseFrame(c: Core, command: typeof Command.RepairDone | typeof Command.RangeEvicted, nonce: bigint, op: Op): Uint8Array {
   return sealHeader(encodeHeader(command, { ...prefix(c), nonce, op: BigInt(op), group: c.plane.group }));
 }
 

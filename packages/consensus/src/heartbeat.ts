@@ -2,16 +2,18 @@
  * Liveness in Normal status: the primary's Commit heartbeat (§4.11), the backup's reaction to it,
  * and the primary's prepare retransmit (§4.12).
  */
-import { CommitHeaderView } from '@shoal/protocol';
+import { Command, CommitHeaderView } from '@shoal/protocol';
 import { commitWalk } from './commit.js';
 import type { Core } from './core.js';
+import { Drop } from './drops.js';
 import { commitFrame, restampedPrepare } from './frames.js';
-import { startProbing } from './probe.js';
+import { Mark } from './marks.js';
 import { startRepair } from './repair.js';
 import { broadcastGated, sendGated } from './send.js';
 import { sendUnsolicitedStartView } from './start-view.js';
 import { checksumAt, setCanon } from './trust.js';
-import type { ReplicaIndex } from './types.js';
+import type { ReplicaIndex, View } from './types.js';
+import { startProbing } from './view-change.js';
 
 /** CommitMessage timer fire (primary). */
 export function onCommitMessageTimeout(c: Core): void {
@@ -24,6 +26,7 @@ export function onCommitMessageTimeout(c: Core): void {
     // §5.8: a primary-by-index that saw a newer view (or a ceded one) probes instead.
     if (c.observedNewerView > c.view) {
       t.stop();
+      c.mark(Mark.ProbeNewerView, `primary of view ${c.view} saw ${c.observedNewerView}`);
       startProbing(c);
       return;
     }
@@ -41,18 +44,18 @@ const commitView = new CommitHeaderView();
 export function onCommit(c: Core, frame: Uint8Array): string | null {
   const h = commitView.bind(frame, 0);
   const from = h.replica;
-  if (c.status !== 'normal') return c.drop(9, from, 'not_normal');
+  if (c.status !== 'normal') return c.drop(Command.Commit, from, Drop.NotNormal);
   if (h.view > c.view) {
-    if (h.view > c.observedNewerView) c.observedNewerView = h.view as typeof c.view;
-    return c.drop(9, from, 'commit_newer_view');
+    if (h.view > c.observedNewerView) c.observedNewerView = h.view as View;
+    return c.drop(Command.Commit, from, Drop.CommitNewerView);
   }
   if (h.view < c.view) {
     // §4.11 / §5.8: a stale primary still heartbeating; tell it about our view.
     if (c.isActingPrimary() && from === c.primaryIndex(h.view)) sendUnsolicitedStartView(c);
-    return c.drop(9, from, 'commit_older_view');
+    return c.drop(Command.Commit, from, Drop.CommitOlderView);
   }
-  if (from !== c.primaryIndex()) return c.drop(9, from, 'commit_not_from_primary');
-  if (c.isPrimaryByIndex()) return c.drop(9, from, 'commit_at_primary');
+  if (from !== c.primaryIndex()) return c.drop(Command.Commit, from, Drop.CommitNotFromPrimary);
+  if (c.isPrimaryByIndex()) return c.drop(Command.Commit, from, Drop.CommitAtPrimary);
   if (h.timestampMonotonic > c.heartbeatTimestamp) {
     c.heartbeatTimestamp = h.timestampMonotonic;
     c.timers.normalHeartbeat.reset();

@@ -20,7 +20,7 @@
  * boot: they are reported blank WITHOUT a nack bit (a lost entry is not "never prepared").
  */
 import { assert } from '@shoal/stdx';
-import { PrepareHeaderView } from '@shoal/protocol';
+import { Command, HEADER_SIZE, OFFSET_COMMAND, PrepareHeaderView } from '@shoal/protocol';
 import type { Op } from './types.js';
 
 export interface JournalEntry {
@@ -56,10 +56,10 @@ export function entryFromFrame(frame: Uint8Array, durable: boolean, trusted: boo
   const h = view.bind(frame, 0);
   const size = h.size;
   let copy: Uint8Array;
-  if (owned && frame.length === size && frame[60] === 6) copy = frame;
+  if (owned && frame.length === size && frame[OFFSET_COMMAND] === Command.Prepare) copy = frame;
   else {
     copy = frame.slice(0, size);
-    copy[60] = 6;
+    copy[OFFSET_COMMAND] = Command.Prepare;
   }
   return {
     op: h.opNumber,
@@ -82,11 +82,11 @@ export function entryFromFrame(frame: Uint8Array, durable: boolean, trusted: boo
 
 /** The 256 header bytes of an entry (a view; copy before handing out). */
 export function entryHeader(entry: JournalEntry): Uint8Array {
-  return entry.frame.subarray(0, 256);
+  return entry.frame.subarray(0, HEADER_SIZE);
 }
 
 export function entryBody(entry: JournalEntry): Uint8Array {
-  return entry.frame.subarray(256);
+  return entry.frame.subarray(HEADER_SIZE);
 }
 
 export class Journal {
@@ -205,7 +205,7 @@ export class Journal {
     for (const [op, entry] of this.#entries) {
       assert(op === entry.op, 'journal: key/op mismatch');
       assert(op > this.#watermark, 'journal: entry at or below watermark');
-      assert(entry.frame[60] === 6, 'journal: entry command is not 6');
+      assert(entry.frame[OFFSET_COMMAND] === Command.Prepare, 'journal: entry command is not Prepare');
       bytes += entry.frame.length;
       head = Math.max(head, op);
       lowest = Math.min(lowest, op);

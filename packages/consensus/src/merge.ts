@@ -30,7 +30,17 @@ export type MergeResult =
       /** High to low: opHead down to max(commitMax, 1). */
       readonly headers: readonly DvcEntry[];
       readonly committedElsewhere: readonly DvcEntry[];
+      /** The rare rules this merge used (coverage marks; each listed once). */
+      readonly paths: readonly MergePath[];
     };
+
+/** Rules of the merge beyond the plain scan (docs/internals-view-change.md). */
+export type MergePath =
+  | 'nack_truncation'
+  | 'unservable_truncation'
+  | 'commit_point_without_copy'
+  | 'log_end_unknown'
+  | 'committed_elsewhere';
 
 export interface MergeQuorums {
   readonly viewChange: number;
@@ -84,12 +94,14 @@ function logEndUnknown(dvc: DvcRecord): boolean {
   return head !== undefined && head.blank && !head.nack && dvc.op > dvc.commit;
 }
 
-function tally(dvcs: readonly DvcRecord[], op: Op, canonical: DvcEntry | null, canonicalLogView: number): { copies: number; nacks: number } {
+function tally(dvcs: readonly DvcRecord[], op: Op, canonical: DvcEntry | null, canonicalLogView: number): { copies: number; nacks: number; unknownEnds: number } {
   let copies = 0;
   let nacks = 0;
+  let unknownEnds = 0;
   for (const dvc of dvcs) {
     if (dvc.op < op) {
       if (!logEndUnknown(dvc)) nacks++; // its log ends below this op
+      else unknownEnds++;
       continue;
     }
     const e = entryAt(dvc, op);
@@ -98,7 +110,7 @@ function tally(dvcs: readonly DvcRecord[], op: Op, canonical: DvcEntry | null, c
     if (e.nack) nacks++;
     else if (!e.blank && dvc.logView < canonicalLogView && (canonical === null || e.checksum !== canonical.checksum)) nacks++;
   }
-  return { copies, nacks };
+  return { copies, nacks, unknownEnds };
 }
 
 export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: MergeQuorums): MergeResult {
@@ -107,17 +119,20 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
   const canonical = dvcs.filter((d) => d.logView === canonicalLogView);
   const commitMax = mergedCommitMax(dvcs);
   const opHeadMax = Math.max(commitMax, ...canonical.map((d) => d.op));
-  if (opHeadMax === 0) return { kind: 'ready', opHead: 0, commitMax, headers: [], committedElsewhere: [] };
+  if (opHeadMax === 0) return { kind: 'ready', opHead: 0, commitMax, headers: [], committedElsewhere: [], paths: [] };
 
+  const paths = new Set<MergePath>();
   let opHead = opHeadMax;
   const low = Math.max(commitMax, 1);
   for (let op = low; op <= opHeadMax; op++) {
     const header = canonicalAt(canonical, op);
     const conflict = header === 'conflict';
     const canon = conflict ? null : header;
-    const { copies, nacks } = tally(dvcs, op, canon, canonicalLogView);
+    const { copies, nacks, unknownEnds } = tally(dvcs, op, canon, canonicalLogView);
+    if (unknownEnds > 0) paths.add('log_end_unknown');
     if (nacks >= q.nack) {
       if (op <= commitMax) return { kind: 'deadlocked', op };
+      paths.add('nack_truncation');
       opHead = op - 1;
       break;
     }
@@ -126,12 +141,14 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
       // (those behind fetch it, or a snapshot, from the new primary), and possibly not even its
       // header, when every copy was compacted or lost with a memory journal. Deviation: upstream
       // waits for a present copy and deadlocks once all DVCs are in.
+      if (copies === 0) paths.add('commit_point_without_copy');
       continue;
     }
     if (dvcs.length >= replicaCount && op > commitMax && !conflict && copies === 0) {
       // Every replica spoke and none holds this op's body (some may know its header: a faulty
       // slot it will not nack, a StartView anchor): nobody can ever serve it. It is dropped with
       // everything above it. Deviation: upstream deadlocks here forever.
+      paths.add('unservable_truncation');
       opHead = op - 1;
       break;
     }
@@ -152,7 +169,8 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
 
   const elsewhere = committedElsewhere(dvcs, canonicalLogView, headers, low, opHead);
   if (elsewhere === 'conflict') return { kind: 'deadlocked', op: opHead };
-  return { kind: 'ready', opHead, commitMax, headers, committedElsewhere: elsewhere };
+  if (elsewhere.length > 0) paths.add('committed_elsewhere');
+  return { kind: 'ready', opHead, commitMax, headers, committedElsewhere: elsewhere, paths: [...paths] };
 }
 
 function committedElsewhere(

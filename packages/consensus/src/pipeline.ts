@@ -13,7 +13,23 @@
 import { assert, BoundedQueue } from '@shoal/stdx';
 import { countBits, maskHas, maskWith } from './quorums.js';
 import type { ClientToken, Op } from './types.js';
-import type { ClientRequest } from './prepare.js';
+
+/** A client request, authenticated and authorised by the host (the session fence is ours). */
+export interface ClientRequest {
+  readonly client: bigint;
+  readonly request: bigint;
+  readonly session: bigint;
+  readonly requestChecksum: bigint;
+  readonly operation: number;
+  readonly body: Uint8Array;
+  /** The user the host authenticated (Register) or bound to the connection. */
+  readonly userId: number;
+  /** The request header's timestamp (echoed in pre-commit replies). */
+  readonly timestamp: bigint;
+  readonly token: ClientToken;
+}
+
+export type RequestOutcome = 'proposed' | 'queued' | 'answered' | 'dropped';
 
 /** Who waits for a pipeline entry's outcome besides the client connection. */
 export type Awaiter =

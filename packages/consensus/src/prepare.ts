@@ -10,70 +10,19 @@
  * (send.ts); the journal write itself is an effect completed by `onJournalWritten`.
  */
 import { assert } from '@shoal/stdx';
-import {
-  EvictionReason,
-  encodeEvictionHeader,
-  encodeReplyFrame,
-  encodeResultRejection,
-  ErrorCode,
-  isResultFramed,
-  PrepareHeaderView,
-} from '@shoal/protocol';
-import { advanceCommitMax, commitWalk, OPERATION_LOGOUT, OPERATION_REGISTER, recordOf, selfAck } from './commit.js';
+import { Command, ErrorCode, EvictionReason, Operation, PrepareHeaderView, PrepareOkHeaderView } from '@shoal/protocol';
+import { cancelAwaiter, evict, preCommitReply } from './answers.js';
+import { recordOf } from './apply.js';
+import { journalHasRoom, maybeCheckpoint } from './checkpoint.js';
+import { admit, advanceCommitMax, commitWalk, selfAck } from './commit.js';
 import type { Core } from './core.js';
-import { cancelAwaiter } from './forwarding.js';
-import { prepareFrame, prepareOkFrame, restampedPrepare } from './frames.js';
+import { Drop } from './drops.js';
 import { entryFromFrame, type JournalEntry } from './journal.js';
-import type { Awaiter, QueuedRequest } from './pipeline.js';
-import { sendGated } from './send.js';
-import { maybeCheckpoint, journalHasRoom } from './checkpoint.js';
+import { forwardAlongChain, journalAppend, sendAppliedAck, sendPrepareOk } from './journal-write.js';
+import { Mark } from './marks.js';
+import type { Awaiter, ClientRequest, QueuedRequest, RequestOutcome } from './pipeline.js';
 import { setCanon, truncateJournal } from './trust.js';
-import type { ClientToken, Op } from './types.js';
-
-/** A client request, authenticated and authorised by the host (the session fence is ours). */
-export interface ClientRequest {
-  readonly client: bigint;
-  readonly request: bigint;
-  readonly session: bigint;
-  readonly requestChecksum: bigint;
-  readonly operation: number;
-  readonly body: Uint8Array;
-  /** The user the host authenticated (Register) or bound to the connection. */
-  readonly userId: number;
-  /** The request header's timestamp (echoed in pre-commit replies). */
-  readonly timestamp: bigint;
-  readonly token: ClientToken;
-}
-
-export type RequestOutcome = 'proposed' | 'queued' | 'answered' | 'dropped';
-
-// ---------------------------------------------------------------------------------------------
-// Pre-commit answers.
-
-function preCommitReply(c: Core, req: ClientRequest, code: number): void {
-  const framed = isResultFramed(req.operation, 1);
-  const frame = encodeReplyFrame(
-    {
-      cluster: c.config.cluster,
-      view: c.view,
-      replica: c.self,
-      requestChecksum: req.requestChecksum,
-      client: req.client,
-      commit: BigInt(c.commitMax),
-      timestamp: req.timestamp,
-      request: req.request,
-      operation: req.operation,
-      status: framed ? 0 : code,
-    },
-    framed ? encodeResultRejection(code) : new Uint8Array(0),
-  );
-  c.effects.push({ kind: 'client_frame', client: req.client, token: req.token, frame });
-}
-
-function evict(c: Core, client: bigint, token: ClientToken | null, reason: number): void {
-  const frame = encodeEvictionHeader({ cluster: c.config.cluster, view: c.view, replica: c.self, client, reason });
-  c.effects.push({ kind: 'client_frame', client, token, frame });
-}
+import type { Op, View } from './types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Admission (primary).
@@ -89,7 +38,7 @@ function queued(req: ClientRequest, awaiter: Awaiter | null = null): QueuedReque
 
 /** §4.3 / §7.2 / §7.3: the admission order of a request arriving at this replica. */
 export function onRequest(c: Core, req: ClientRequest): RequestOutcome {
-  if (req.client === 0n || req.operation === 0 || req.operation === 2) {
+  if (req.client === 0n || req.operation === Operation.Reserved || req.operation === Operation.NonReplicated) {
     c.event('request_refused', `client=${req.client} operation=${req.operation}`);
     return 'dropped';
   }
@@ -101,7 +50,7 @@ export function onRequest(c: Core, req: ClientRequest): RequestOutcome {
     }
     return admit(c, queued(req));
   }
-  if (req.operation === OPERATION_REGISTER) return onRegisterRequest(c, req);
+  if (req.operation === Operation.Register) return onRegisterRequest(c, req);
   // §7.3 request preflight, in order.
   if (c.pipeline.hasClient(req.client) || !c.isCaughtUpPrimary()) {
     preCommitReply(c, req, ErrorCode.TransientNotCommitted);
@@ -146,109 +95,6 @@ function onRegisterRequest(c: Core, req: ClientRequest): RequestOutcome {
   return admit(c, { ...queued(req), body: new Uint8Array(0) });
 }
 
-/** Parks the request when no prepare slot is free (or the primary is catching up), else proposes. */
-export function admit(c: Core, q: QueuedRequest): RequestOutcome {
-  if (c.pipeline.full || !c.isCaughtUpPrimary() || !journalHasRoom(c, c.op + 1) || c.pipeline.requests.length > 0) {
-    // Parked: the caller may reuse the body's buffer once this call returns.
-    if (c.pipeline.requests.push(q.body.length === 0 ? q : { ...q, body: q.body.slice() })) return 'queued';
-    if (q.awaiter !== null) cancelAwaiter(c, q.awaiter, 'pipeline_full', q.client);
-    return 'dropped';
-  }
-  return propose(c, q) ? 'proposed' : 'answered';
-}
-
-/** Moves parked requests into free prepare slots (FIFO) while this is a caught-up primary. */
-export function promoteRequests(c: Core): void {
-  while (!c.pipeline.full && c.pipeline.requests.length > 0 && c.isCaughtUpPrimary() && journalHasRoom(c, c.op + 1)) {
-    const q = c.pipeline.requests.shift() as QueuedRequest;
-    propose(c, q);
-  }
-}
-
-/** §4.4 + §4.5: build the prepare for op + 1, journal it, start replicating. False if rejected. */
-export function propose(c: Core, q: QueuedRequest): boolean {
-  assert(c.isActingPrimary() && !c.pipeline.full, 'propose: not an acting primary with a free slot');
-  maybeCheckpoint(c);
-  const op = c.op + 1;
-  const now = c.time.realtimeMicros();
-  const timestamp = now > c.lastTimestamp ? now : c.lastTimestamp + 1n;
-  let operation = q.operation;
-  let body: Uint8Array = new Uint8Array(0);
-  let userId = 0;
-  if (c.clientTable !== null) {
-    // The acting user is stamped from the client table, never trusted from the wire (§4.4).
-    userId = q.operation === OPERATION_REGISTER ? q.userId : (c.clientTable.get(q.client)?.userId ?? q.userId);
-  }
-  if (q.operation !== OPERATION_REGISTER && q.operation !== OPERATION_LOGOUT) {
-    const verdict = c.sm.prepare({ operation: q.operation, body: q.body, client: q.client, userId, op, timestamp });
-    if (!verdict.ok) {
-      if (q.awaiter === null && q.token !== null) evict(c, q.client, q.token, verdict.eviction);
-      return false;
-    }
-    operation = verdict.operation;
-    body = verdict.body;
-  }
-  const frame = prepareFrame(c, {
-    client: q.client,
-    parent: c.lastPrepareChecksum,
-    requestChecksum: q.requestChecksum,
-    op,
-    commit: c.commitMax,
-    timestamp,
-    request: q.request,
-    operation,
-    userId,
-  }, body);
-  const entry = entryFromFrame(frame, !c.plane.journalDurable, true, true);
-  c.pipeline.push({
-    op, checksum: entry.checksum, parent: entry.parent, client: q.client, request: q.request, operation,
-    token: q.token, awaiter: q.awaiter, acks: 0, quorum: false,
-  });
-  // Pre-advance the sequencer, the chain and the timestamp floor with the append (pitfall 1).
-  c.op = op;
-  c.lastPrepareChecksum = entry.checksum;
-  c.lastTimestamp = timestamp;
-  setCanon(c, op, { checksum: entry.checksum, parent: entry.parent, header: null });
-  journalAppend(c, entry, frame, 'primary');
-  forwardAlongChain(c, entry);
-  if (!c.timers.prepare.running) c.timers.prepare.start();
-  if (entry.durable) selfAck(c, op, entry.checksum);
-  return true;
-}
-
-/** Puts the entry in the journal, tells the state machine, and asks the host to persist it. */
-export function journalAppend(c: Core, entry: JournalEntry, frame: Uint8Array, source: 'primary' | 'live' | 'repair'): void {
-  c.journal.put(entry);
-  c.sm.journaled(recordOf(entry), source);
-  // The effect shares the entry's immutable frame (command 6), never the caller's buffer.
-  if (c.plane.journalDurable) c.effects.push({ kind: 'journal_append', op: entry.op, checksum: entry.checksum, frame: entry.frame });
-}
-
-/** §4.6: forward to the successor unless it is the primary of the prepare's view (pitfall 6). */
-function forwardAlongChain(c: Core, entry: JournalEntry): void {
-  if (entry.op <= c.commitMin) return;
-  const next = ((c.self + 1) % c.n) as typeof c.self;
-  if (next === c.self || next === c.primaryIndex(c.view)) return;
-  sendGated(c, next, restampedPrepare(entry.frame, c.view), { op: entry.op, checksum: entry.checksum });
-}
-
-function sendPrepareOk(c: Core, entry: JournalEntry): void {
-  if (c.status !== 'normal' || c.transferring()) return;
-  const primary = c.primaryIndex();
-  if (primary === c.self) return;
-  const ack = prepareOkFrame(c, entry);
-  sendGated(c, primary, ack, { op: entry.op, checksum: entry.checksum });
-}
-
-function sendAppliedAck(c: Core, frame: Uint8Array): void {
-  if (c.status !== 'normal' || c.transferring()) return;
-  const primary = c.primaryIndex();
-  if (primary === c.self) return;
-  const h = view.bind(frame, 0);
-  const ack = prepareOkFrame(c, { parent: h.parent, checksum: h.checksum, op: h.opNumber, timestamp: h.timestamp, request: h.request, operation: h.operation });
-  sendGated(c, primary, ack);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Backup (§4.7).
 
@@ -257,14 +103,14 @@ const view = new PrepareHeaderView();
 export function onPrepare(c: Core, frame: Uint8Array): string | null {
   const h = view.bind(frame, 0);
   const from = h.replica;
-  if (c.transferring()) return c.drop(6, from, 'transferring');
-  if (c.status !== 'normal') return c.drop(6, from, 'not_normal');
+  if (c.transferring()) return c.drop(Command.Prepare, from, Drop.Transferring);
+  if (c.status !== 'normal') return c.drop(Command.Prepare, from, Drop.NotNormal);
   if (h.view > c.view) {
-    if (h.view > c.observedNewerView) c.observedNewerView = h.view as typeof c.view;
-    return c.drop(6, from, 'prepare_newer_view');
+    if (h.view > c.observedNewerView) c.observedNewerView = h.view as View;
+    return c.drop(Command.Prepare, from, Drop.PrepareNewerView);
   }
-  if (h.view < c.view) return c.drop(6, from, 'prepare_older_view');
-  if (c.isPrimaryByIndex()) return c.drop(6, from, 'prepare_at_primary');
+  if (h.view < c.view) return c.drop(Command.Prepare, from, Drop.PrepareOlderView);
+  if (c.isPrimaryByIndex()) return c.drop(Command.Prepare, from, Drop.PrepareAtPrimary);
   const op = h.opNumber;
   if (h.commitNumber > c.commitMax) c.commitMax = h.commitNumber;
   // A prepare of the current view from its primary is on the canonical log: an anchor.
@@ -281,16 +127,17 @@ export function onPrepare(c: Core, frame: Uint8Array): string | null {
       // Applied (so committed) but compacted away (a snapshot install, the retention window):
       // the current primary's copy at a committed op is the committed prepare; acking it only
       // confirms a decision already made, so nothing needs to be durable for it.
+      c.mark(Mark.AppliedAckWithoutCopy, `op ${op}`);
       sendAppliedAck(c, frame);
       return null;
     }
-    return c.drop(6, from, 'already_applied');
+    return c.drop(Command.Prepare, from, Drop.AlreadyApplied);
   }
   const existing = c.journal.get(op);
   if (existing !== undefined) {
     if (existing.checksum !== h.checksum) {
       commitWalk(c); // the new anchor exposes the stale entry; the walk discards it
-      return c.drop(6, from, 'journal_conflict');
+      return c.drop(Command.Prepare, from, Drop.JournalConflict);
     }
     forwardAlongChain(c, existing);
     sendPrepareOk(c, existing);
@@ -300,28 +147,32 @@ export function onPrepare(c: Core, frame: Uint8Array): string | null {
   const previous = c.journal.get(op - 1);
   if (previous !== undefined && previous.view === h.view && previous.checksum !== h.parent) {
     // §13.4: upstream panics here; we drop the prepare (no ack) and let the trust walk repair.
+    c.mark(Mark.HashChainBreak, `op ${op}`);
     commitWalk(c);
-    return c.drop(6, from, 'hash_chain_break');
+    return c.drop(Command.Prepare, from, Drop.HashChainBreak);
   }
   const appends = op === c.op + 1;
   const fillsHole = op <= c.op; // a hole (faulty or reconciled away): the current primary's copy is canonical
   if (!appends && !fillsHole) {
     commitWalk(c);
-    return c.drop(6, from, 'gap');
+    return c.drop(Command.Prepare, from, Drop.Gap);
   }
   maybeCheckpoint(c);
-  if (!journalHasRoom(c, op)) return c.drop(6, from, 'journal_full');
+  if (!journalHasRoom(c, op)) return c.drop(Command.Prepare, from, Drop.JournalFull);
   const candidate = entryFromFrame(frame, !c.plane.journalDurable, true);
   const problem = c.sm.verify(recordOf(candidate));
-  if (problem !== null) return c.drop(6, from, `prepare_rejected_${problem}`);
-  journalAppend(c, candidate, frame, 'live');
+  if (problem !== null) return c.dropInvalid(Command.Prepare, from, `${Drop.PrepareRejected}_${problem}`);
+  journalAppend(c, candidate, 'live');
   if (appends) {
     c.op = op;
     c.lastPrepareChecksum = candidate.checksum;
     // Repair may already hold ops above this one (it filled in past a hole that this live
     // prepare now closes): the sequencer advances over the contiguous run, as repair does.
     while (c.journal.has(c.op + 1)) c.op += 1;
-    if (c.op !== op) c.lastPrepareChecksum = (c.journal.get(c.op) as JournalEntry).checksum;
+    if (c.op !== op) {
+      c.mark(Mark.SequencerOverRepaired, `op ${op} -> ${c.op}`);
+      c.lastPrepareChecksum = (c.journal.get(c.op) as JournalEntry).checksum;
+    }
   }
   if (h.timestamp > c.lastTimestamp) c.lastTimestamp = h.timestamp;
   forwardAlongChain(c, candidate);
@@ -330,12 +181,22 @@ export function onPrepare(c: Core, frame: Uint8Array): string | null {
   return null;
 }
 
-/** Re-sends PrepareOks for journaled ops in (from, to] (StartView adoption, §5.7 step 2). */
-export function ackJournaled(c: Core, from: Op, to: Op): void {
-  for (let op = from + 1; op <= to; op++) {
-    const entry = c.journal.get(op);
-    if (entry !== undefined) sendPrepareOk(c, entry);
-  }
+// ---------------------------------------------------------------------------------------------
+// Primary: acks (§4.9).
+
+const ackView = new PrepareOkHeaderView();
+
+export function onPrepareOk(c: Core, frame: Uint8Array): string | null {
+  const h = ackView.bind(frame, 0);
+  if (!c.isActingPrimary()) return c.drop(Command.PrepareOk, h.replica, Drop.NotActingPrimary);
+  if (h.view !== c.view) return c.drop(Command.PrepareOk, h.replica, h.view < c.view ? Drop.AckOlderView : Drop.AckNewerView);
+  if (c.transferring()) return c.drop(Command.PrepareOk, h.replica, Drop.Transferring);
+  const entry = c.pipeline.get(h.opNumber);
+  if (entry === undefined) return c.drop(Command.PrepareOk, h.replica, Drop.AckNotInPipeline);
+  if (entry.checksum !== h.prepareChecksum) return c.drop(Command.PrepareOk, h.replica, Drop.AckChecksumMismatch);
+  if (!c.pipeline.ack(entry, h.replica, c.quorums.replication)) return null; // duplicate
+  if (entry.quorum) advanceCommitMax(c);
+  return null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,11 +221,13 @@ function rollbackFailedAppend(c: Core, entry: JournalEntry): void {
   for (let op = entry.op + 1; op <= c.journal.head; op++) {
     const above = c.journal.get(op);
     if (above !== undefined && above.durable) {
+      c.mark(Mark.JournalWriteFatal, `op ${entry.op}`);
       c.fatal(`journal_write_failed at op ${entry.op} below durable op ${op}`);
       return;
     }
   }
   const fromOp = entry.op;
+  c.mark(Mark.JournalWriteRollback, `op ${fromOp}`);
   truncateJournal(c, fromOp, 'rollback');
   for (const op of [...c.canon.keys()]) if (op >= fromOp && c.isActingPrimary()) c.canon.delete(op);
   if (c.op >= fromOp) {

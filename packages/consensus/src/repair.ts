@@ -10,42 +10,28 @@
  *
  * Ingested prepares are journaled but trusted only once chained to an anchor (trust.ts); the
  * walk, not the server's claim, decides completion. A RangeEvicted means repair cannot work:
- * state transfer (metadata as upstream; partition: always, see docs/internals-repair.md).
+ * state transfer (metadata as upstream; partition: always, see docs/internals-repair.md). The
+ * answers to a round (RepairDone, RangeEvicted) are handled in repair-done.ts.
  */
-import { PrepareHeaderView, repairPrepareFrom, RepairResponseHeaderView, RequestPreparesHeaderView } from '@shoal/protocol';
-import { commitWalk } from './commit.js';
+import { Command, PrepareHeaderView, repairPrepareFrom, RequestPreparesHeaderView } from '@shoal/protocol';
+import { journalHasRoom } from './checkpoint.js';
 import type { Core } from './core.js';
+import { Drop } from './drops.js';
 import { repairResponseFrame, requestPreparesFrame } from './frames.js';
 import { entryFromFrame } from './journal.js';
-import { journalAppend } from './prepare.js';
-import { journalHasRoom } from './checkpoint.js';
+import { journalAppend } from './journal-write.js';
+import { Mark } from './marks.js';
+import { newNonce, type RepairSession } from './repair-state.js';
 import { sendDirect } from './send.js';
-import { startTransfer, transferTarget } from './state-transfer.js';
-import { tryFinishView } from './start-view.js';
 import type { Op, ReplicaIndex } from './types.js';
 
-export interface RepairSession {
-  readonly nonce: bigint;
-  readonly peer: ReplicaIndex;
-  toOp: Op;
-  idleTicks: number;
-  /** True for the primary-elect's pull toward its merged log (§5.6 step 3). */
-  readonly forElect: boolean;
-}
-
-export function newNonce(c: Core): bigint {
-  let nonce = c.prng.u128();
-  if (nonce === 0n) nonce = 1n;
-  return nonce;
-}
-
 /** The first op above commit_min the journal lacks (bounded by `to`), or null. */
-function firstMissing(c: Core, to: Op): Op | null {
+export function firstMissing(c: Core, to: Op): Op | null {
   for (let op = c.commitMin + 1; op <= to; op++) if (!c.journal.has(op)) return op;
   return null;
 }
 
-function request(c: Core, s: RepairSession, from: Op): void {
+export function request(c: Core, s: RepairSession, from: Op): void {
   const to = Math.min(s.toOp, from + c.config.repairChunkMax - 1);
   if (from > to) return;
   sendDirect(c, s.peer, requestPreparesFrame(c, s.nonce, from, to));
@@ -57,14 +43,14 @@ export function startRepair(c: Core, peer: ReplicaIndex): void {
   if (c.commitMin >= c.commitMax || peer === c.self) return;
   const from = firstMissing(c, c.commitMax);
   if (from === null) return; // held but not yet verifiable: the next anchor (heartbeat) settles it
-  const session: RepairSession = { nonce: newNonce(c), peer, toOp: c.commitMax, idleTicks: 0, forElect: false };
+  const session: RepairSession = { nonce: newNonce(c.prng), peer, toOp: c.commitMax, idleTicks: 0, forElect: false };
   c.repair = session;
   request(c, session, from);
 }
 
 /** §5.6 step 3: the primary-elect pulls [from, opHead] from a DVC sender. */
 export function startElectRepair(c: Core, peer: ReplicaIndex, from: Op, opHead: Op): void {
-  const session: RepairSession = { nonce: newNonce(c), peer, toOp: opHead, idleTicks: 0, forElect: true };
+  const session: RepairSession = { nonce: newNonce(c.prng), peer, toOp: opHead, idleTicks: 0, forElect: true };
   c.repair = session;
   request(c, session, from);
 }
@@ -83,6 +69,7 @@ export function tickRepair(c: Core): void {
   s.idleTicks = 0;
   if (electing) {
     // Re-pick a source next tick (rotation) rather than insisting on a silent peer.
+    c.mark(Mark.ElectSourceRotated, `silent ${s.peer}`);
     c.vc.repairAttempts += 1;
     c.repair = null;
     return;
@@ -93,6 +80,7 @@ export function tickRepair(c: Core): void {
     c.repair = null;
     return;
   }
+  c.mark(Mark.RepairStallRetry, `from ${from}`);
   request(c, s, from);
 }
 
@@ -104,19 +92,19 @@ const requestView = new RequestPreparesHeaderView();
 export function onRequestPrepares(c: Core, frame: Uint8Array): string | null {
   const h = requestView.bind(frame, 0);
   const from = h.replica as ReplicaIndex;
-  if (c.transferring()) return c.drop(18, from, 'transferring');
-  if (c.status !== 'normal' && c.status !== 'view_change') return c.drop(18, from, 'not_serving');
+  if (c.transferring()) return c.drop(Command.RequestPrepares, from, Drop.Transferring);
+  if (c.status !== 'normal' && c.status !== 'view_change') return c.drop(Command.RequestPrepares, from, Drop.NotServing);
   const nonce = h.nonce;
   const requestedFrom = h.fromOpNumber;
   const to = Math.min(h.toOpNumber, Math.max(c.commitMax, c.op));
   let first = Math.max(requestedFrom, c.journal.watermark + 1);
   while (first <= to && !c.journal.has(first)) first++;
   if (first > to) {
-    sendDirect(c, from, repairResponseFrame(c, 21, nonce, first));
-    sendDirect(c, from, repairResponseFrame(c, 20, nonce, requestedFrom - 1));
+    sendDirect(c, from, repairResponseFrame(c, Command.RangeEvicted, nonce, first));
+    sendDirect(c, from, repairResponseFrame(c, Command.RepairDone, nonce, requestedFrom - 1));
     return null;
   }
-  if (first > requestedFrom) sendDirect(c, from, repairResponseFrame(c, 21, nonce, first));
+  if (first > requestedFrom) sendDirect(c, from, repairResponseFrame(c, Command.RangeEvicted, nonce, first));
   const last = Math.min(to, first + c.config.repairChunkMax - 1);
   let served = first - 1;
   for (let op = first; op <= last; op++) {
@@ -125,7 +113,7 @@ export function onRequestPrepares(c: Core, frame: Uint8Array): string | null {
     sendDirect(c, from, repairPrepareFrom(entry.frame));
     served = op;
   }
-  sendDirect(c, from, repairResponseFrame(c, 20, nonce, served));
+  sendDirect(c, from, repairResponseFrame(c, Command.RepairDone, nonce, served));
   return null;
 }
 
@@ -146,66 +134,20 @@ export function onRepairPrepare(c: Core, frame: Uint8Array): string | null {
   const h = prepareView.bind(frame, 0);
   const from = h.replica;
   const s = c.repair;
-  if (s === null) return c.drop(19, from, 'no_repair_session');
+  if (s === null) return c.drop(Command.RepairPrepare, from, Drop.NoRepairSession);
   const op = h.opNumber;
-  if (!inScope(c, s, op)) return c.drop(19, from, 'repair_out_of_scope');
+  if (!inScope(c, s, op)) return c.drop(Command.RepairPrepare, from, Drop.RepairOutOfScope);
   const canon = c.canon.get(op);
-  if (canon !== undefined && canon.checksum !== h.checksum) return c.drop(19, from, 'repair_not_canonical');
-  if (c.journal.has(op)) return c.drop(19, from, 'repair_already_held');
-  if (!journalHasRoom(c, op)) return c.drop(19, from, 'journal_full');
+  if (canon !== undefined && canon.checksum !== h.checksum) return c.drop(Command.RepairPrepare, from, Drop.RepairNotCanonical);
+  if (c.journal.has(op)) return c.drop(Command.RepairPrepare, from, Drop.RepairAlreadyHeld);
+  if (!journalHasRoom(c, op)) return c.drop(Command.RepairPrepare, from, Drop.JournalFull);
   const entry = entryFromFrame(frame, !c.plane.journalDurable, canon !== undefined);
-  journalAppend(c, entry, frame, 'repair');
+  journalAppend(c, entry, 'repair');
   // The sequencer advances over the contiguous run of journaled ops, never past a hole.
   if (op === c.op + 1) {
     while (c.journal.has(c.op + 1)) c.op += 1;
     c.lastPrepareChecksum = c.journal.get(c.op)?.checksum ?? c.lastPrepareChecksum;
   }
   s.idleTicks = 0;
-  return null;
-}
-
-const responseView = new RepairResponseHeaderView();
-
-export function onRepairDone(c: Core, frame: Uint8Array): string | null {
-  const h = responseView.bind(frame, 0);
-  const s = c.repair;
-  if (s === null || h.nonce !== s.nonce) return c.drop(20, h.replica, 'repair_nonce_mismatch');
-  if (s.forElect) {
-    // Re-run coverage: it starts the view, or asks for what is still missing.
-    c.repair = null;
-    tryFinishView(c);
-    return null;
-  }
-  const before = c.commitMin;
-  commitWalk(c);
-  if (c.commitMin >= s.toOp) {
-    c.repair = null;
-    return null;
-  }
-  const from = firstMissing(c, s.toOp);
-  if (from === null) {
-    c.repair = null; // everything is held; what remains waits for an anchor
-    return null;
-  }
-  if (c.commitMin > before || from > h.opNumber) request(c, s, from);
-  return null;
-}
-
-export function onRangeEvicted(c: Core, frame: Uint8Array): string | null {
-  const h = responseView.bind(frame, 0);
-  const s = c.repair;
-  if (s === null || h.nonce !== s.nonce) return c.drop(21, h.replica, 'repair_nonce_mismatch');
-  const peer = s.peer;
-  c.repair = null;
-  if (s.forElect) {
-    c.vc.repairAttempts += 1;
-    c.event('repair', `elect source ${peer} evicted below op ${h.opNumber}; rotating`);
-    return null;
-  }
-  if (c.transfer.stage !== 'idle') return null;
-  if (c.transfer.cooldown > 0) return null; // a transfer was just refused: the stall retry re-asks later
-  const target = transferTarget(c, peer);
-  c.event('repair', `range evicted below op ${h.opNumber} at ${peer}: state transfer from ${target}`);
-  startTransfer(c, target);
   return null;
 }

@@ -11,20 +11,29 @@
  *   onStorageDone(done)     a durable write or transfer step finished
  */
 import { type Prng } from '@shoal/stdx';
-import { encodeClientTable, LAYOUT_BY_COMMAND, validateHeader, type ValidateLimits } from '@shoal/protocol';
-import type { ClientTableCheckpointEntry } from './client-table.js';
-import { commitWalk, onPrepareOk, repairSelfAcks } from './commit.js';
+import {
+  Command, encodeClientTable, LAYOUT_BY_COMMAND, OFFSET_CLUSTER, OFFSET_COMMAND, OFFSET_REPLICA, validateHeader,
+  type ValidateLimits,
+} from '@shoal/protocol';
+import { emitCheckpoint, maybeCheckpoint, onCheckpointDone } from './checkpoint.js';
+import type { ClientTableCheckpointEntry, RequestCheck } from './client-table.js';
+import { commitWalk, repairSelfAcks } from './commit.js';
 import { makeConfig, type ConfigInput, type ConsensusConfig } from './config.js';
 import { Core, type TimeSource } from './core.js';
+import { Drop } from './drops.js';
 import type { Completion, Effect } from './effects.js';
-import { onForward, onForwardResult, submitSession, tickForwarding, type SessionRequest } from './forwarding.js';
+import { onForward, onForwardResult, submitSession, tickForwarding } from './forwarding.js';
+import type { SessionRequest } from './forwarding-state.js';
 import { onCommit, onCommitMessageTimeout, onPrepareTimeout } from './heartbeat.js';
 import { checkInvariants } from './invariants.js';
-import { emitCheckpoint, maybeCheckpoint, onCheckpointDone } from './checkpoint.js';
-import { admit, onJournalWritten, onPrepare, onRequest, type ClientRequest, type RequestOutcome } from './prepare.js';
+import { Mark, MARKS } from './marks.js';
+import type { ClientRequest, RequestOutcome } from './pipeline.js';
+import { onJournalWritten, onPrepare, onPrepareOk, onRequest } from './prepare.js';
 import { onRequestStartView, onRequestStartViewTimeout } from './probe.js';
-import { onRangeEvicted, onRepairDone, onRepairPrepare, onRequestPrepares, tickRepair } from './repair.js';
+import { onRequestPrepares, onRepairPrepare, tickRepair } from './repair.js';
+import { onRangeEvicted, onRepairDone } from './repair-done.js';
 import { FRESH_RESTORE, restore, type RestoreRecord } from './restore.js';
+import { ReplicaRole } from './role.js';
 import { flushOutbox } from './send.js';
 import { onStartView, tryFinishView } from './start-view.js';
 import type { StateMachine } from './state-machine.js';
@@ -59,10 +68,12 @@ function abstainBound(c: Core): void {
   c.incompleteAbstainTicks = 0;
   if (!c.votesBlind) {
     c.votesBlind = true;
+    c.mark(Mark.VoteBlind, `view ${c.view}`);
     c.event('journal_incomplete_vote', 'abstained for two status timeouts; voting blind above the commit point');
   } else {
     c.votesBlind = false;
     c.journalIncomplete = false;
+    c.mark(Mark.VoteShortLog, `view ${c.view}`);
     c.event('journal_incomplete_vote', 'no view while voting blind; voting with an incomplete journal');
   }
   maybeSendDoViewChange(c);
@@ -96,7 +107,23 @@ export interface ReplicaStatus {
   readonly requestQueueLength: number;
 }
 
-const GROUP_LESS = new Set([26, 27, 28, 29]);
+/** Metadata-plane session forwarding frames carry no group field. */
+const GROUP_LESS = new Set<number>([
+  Command.ForwardRegister, Command.ForwardRegisterResult, Command.ForwardLogout, Command.ForwardLogoutResult,
+]);
+
+/** The core behind each replica, for `coreOf` (tests and deep checkers only; see testing.ts). */
+const CORES = new WeakMap<Replica, Core>();
+
+/** Test and debug access to a replica's core (exported through `@shoal/consensus/testing` only). */
+export function coreOf(replica: Replica): Core {
+  const core = CORES.get(replica);
+  if (core === undefined) throw new Error('coreOf: not a Replica');
+  return core;
+}
+
+/** §7.3 preflight of a metadata request without side effects (`not_ready`: in flight, or not a caught-up primary). */
+export type RequestCheckKind = RequestCheck['kind'] | 'not_ready';
 
 function isFullConfig(c: ConsensusConfig | ConfigInput): c is ConsensusConfig {
   return (c as ConsensusConfig).ticks !== undefined && (c as ConsensusConfig).effectsCapacity !== undefined && Object.isFrozen(c);
@@ -104,6 +131,7 @@ function isFullConfig(c: ConsensusConfig | ConfigInput): c is ConsensusConfig {
 
 export class Replica {
   readonly #c: Core;
+  readonly #role: ReplicaRole;
   readonly #limits: ValidateLimits;
   readonly #clusterBytes: Uint8Array;
   #watermarks = { view: 0, commitMin: 0, commitMax: 0 };
@@ -111,6 +139,8 @@ export class Replica {
   constructor(options: ReplicaOptions) {
     const config = isFullConfig(options.config) ? options.config : makeConfig(options.config);
     this.#c = new Core(config, options.plane, options.stateMachine, options.time, options.prng);
+    this.#role = new ReplicaRole(this.#c);
+    CORES.set(this, this.#c);
     this.#limits = Object.freeze({ messageSizeMax: config.messageSizeMax, replicaCount: config.replicaCount });
     this.#clusterBytes = new Uint8Array(16);
     new DataView(this.#clusterBytes.buffer).setBigUint64(0, config.cluster & 0xffff_ffff_ffff_ffffn, true);
@@ -125,7 +155,7 @@ export class Replica {
   /** A replica-plane frame for this group. Returns null when handled, else the drop reason. */
   onMessage(frame: Uint8Array): DropReason | null {
     const c = this.#c;
-    if (c.stopped !== null) return 'stopped';
+    if (c.stopped !== null) return Drop.Stopped;
     const reason = this.#route(frame);
     this.#finish();
     return reason;
@@ -143,7 +173,7 @@ export class Replica {
   submitSession(request: SessionRequest): void {
     const c = this.#c;
     if (c.stopped !== null) return;
-    submitSession(c, request, admit);
+    submitSession(c, request);
     this.#finish();
   }
 
@@ -251,9 +281,35 @@ export class Replica {
     return this.#c.clientTable?.checkpointEntries() ?? null;
   }
 
-  /** Test/debug access to the core (not for hosts). */
-  get core(): Core {
-    return this.#c;
+  /** Where this replica stands (view, status, primary, caught up, …), read live without allocating. */
+  get role(): ReplicaRole {
+    return this.#role;
+  }
+
+  /** The coverage marks reached in this life (marks.ts), every mark listed (0 when not reached). */
+  marks(): Record<Mark, number> {
+    const out = {} as Record<Mark, number>;
+    for (const m of MARKS) out[m] = this.#c.marks.get(m) ?? 0;
+    return out;
+  }
+
+  /** The identity checksum of the journaled prepare at `op`, or null when not held. */
+  journalChecksum(op: Op): bigint | null {
+    return this.#c.journal.get(op)?.checksum ?? null;
+  }
+
+  /** §7.3 request preflight (metadata), without side effects: `new` means the request needs admission. */
+  checkRequest(request: Pick<ClientRequest, 'client' | 'session' | 'request' | 'requestChecksum'>): RequestCheckKind {
+    const c = this.#c;
+    const table = c.clientTable;
+    if (table === null || c.pipeline.hasClient(request.client) || !c.isCaughtUpPrimary()) return 'not_ready';
+    return table.check(request.client, request.session, request.request, request.requestChecksum).kind;
+  }
+
+  /** A client's committed session (metadata client table), or null. */
+  clientSession(client: bigint): { readonly userId: number; readonly epoch: bigint; readonly watermark: bigint } | null {
+    const entry = this.#c.clientTable?.get(client);
+    return entry === undefined ? null : { userId: entry.userId, epoch: entry.epoch, watermark: entry.watermark };
   }
 
   /** Runs the invariant checks now (they also run after every entry point). */
@@ -266,44 +322,45 @@ export class Replica {
   #route(frame: Uint8Array): DropReason | null {
     const c = this.#c;
     const reason = validateHeader(frame, 0, this.#limits);
-    const command = frame.length > 60 ? (frame[60] as number) : -1;
-    const from = frame.length > 61 ? (frame[61] as number) : -1;
-    if (reason !== null) return c.drop(command, from, reason);
-    for (let i = 0; i < 16; i++) if (frame[32 + i] !== this.#clusterBytes[i]) return c.drop(command, from, 'cluster_mismatch');
+    const command = frame.length > OFFSET_COMMAND ? (frame[OFFSET_COMMAND] as number) : -1;
+    const from = frame.length > OFFSET_REPLICA ? (frame[OFFSET_REPLICA] as number) : -1;
+    if (reason !== null) return c.dropInvalid(command, from, reason);
+    for (let i = 0; i < 16; i++) if (frame[OFFSET_CLUSTER + i] !== this.#clusterBytes[i]) return c.drop(command, from, Drop.ClusterMismatch);
     if (GROUP_LESS.has(command)) {
-      if (c.plane.kind !== 'metadata') return c.drop(command, from, 'forwarding_on_partition_plane');
-    } else if (command !== 5) {
+      if (c.plane.kind !== 'metadata') return c.drop(command, from, Drop.ForwardingOnPartitionPlane);
+    } else if (command !== Command.Request) {
       const spec = LAYOUT_BY_COMMAND[command]?.['group'];
-      if (spec === undefined) return c.drop(command, from, 'no_group');
+      if (spec === undefined) return c.drop(command, from, Drop.NoGroup);
       const group = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getBigUint64(spec.offset, true);
-      if (group !== c.plane.group) return c.drop(command, from, 'group_mismatch');
+      if (group !== c.plane.group) return c.drop(command, from, Drop.GroupMismatch);
     }
-    if (from === c.self && command !== 6 && command !== 19) return c.drop(command, from, 'from_self');
+    // A prepare (or repaired prepare) may have been built by this replica in an earlier view.
+    if (from === c.self && command !== Command.Prepare && command !== Command.RepairPrepare) return c.drop(command, from, Drop.FromSelf);
     switch (command) {
-      case 5: return c.drop(command, from, 'routed_request_not_accepted');
-      case 6: return onPrepare(c, frame);
-      case 7: return onPrepareOk(c, frame);
-      case 9: return onCommit(c, frame);
-      case 10: return onStartViewChange(c, frame);
-      case 11: return onDoViewChange(c, frame);
-      case 12: return onStartView(c, frame);
-      case 17: return onRequestStartView(c, frame);
-      case 18: return onRequestPrepares(c, frame);
-      case 19: return onRepairPrepare(c, frame);
-      case 20: return onRepairDone(c, frame);
-      case 21: return onRangeEvicted(c, frame);
-      case 22: return onRequestStateTransfer(c, frame);
-      case 23: return onStateTransferTarget(c, frame);
-      case 24: return onRequestStateChunk(c, frame);
-      case 25: return onStateChunk(c, frame);
-      case 26:
-      case 28:
-        return onForward(c, frame, admit);
-      case 27:
-      case 29:
+      case Command.Request: return c.drop(command, from, Drop.RoutedRequestNotAccepted);
+      case Command.Prepare: return onPrepare(c, frame);
+      case Command.PrepareOk: return onPrepareOk(c, frame);
+      case Command.Commit: return onCommit(c, frame);
+      case Command.StartViewChange: return onStartViewChange(c, frame);
+      case Command.DoViewChange: return onDoViewChange(c, frame);
+      case Command.StartView: return onStartView(c, frame);
+      case Command.RequestStartView: return onRequestStartView(c, frame);
+      case Command.RequestPrepares: return onRequestPrepares(c, frame);
+      case Command.RepairPrepare: return onRepairPrepare(c, frame);
+      case Command.RepairDone: return onRepairDone(c, frame);
+      case Command.RangeEvicted: return onRangeEvicted(c, frame);
+      case Command.RequestStateTransfer: return onRequestStateTransfer(c, frame);
+      case Command.StateTransferTarget: return onStateTransferTarget(c, frame);
+      case Command.RequestStateChunk: return onRequestStateChunk(c, frame);
+      case Command.StateChunk: return onStateChunk(c, frame);
+      case Command.ForwardRegister:
+      case Command.ForwardLogout:
+        return onForward(c, frame);
+      case Command.ForwardRegisterResult:
+      case Command.ForwardLogoutResult:
         return onForwardResult(c, frame);
       default:
-        return c.drop(command, from, 'unhandled_command');
+        return c.drop(command, from, Drop.UnhandledCommand);
     }
   }
 
@@ -317,7 +374,7 @@ export class Replica {
       if (c.journalIncomplete && c.incompleteUntil > 0 && c.commitMin >= c.incompleteUntil) {
         c.journalIncomplete = false;
         c.votesBlind = false;
-        c.event('journal_complete', `caught up to ${c.incompleteUntil}`);
+        c.mark(Mark.JournalComplete, `caught up to ${c.incompleteUntil}`);
       }
     }
     checkInvariants(c, this.#watermarks);

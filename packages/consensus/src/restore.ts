@@ -8,15 +8,15 @@
  * over from an older view below the commit point is never replayed). A solo replica commits its
  * whole connected journal.
  */
+import { applyOne, recordOf } from './apply.js';
 import type { ClientTableCheckpointEntry } from './client-table.js';
-import { applyOne } from './commit.js';
 import type { Core } from './core.js';
 import type { DurableVsrState } from './effects.js';
 import { entryFromFrame, type JournalEntry } from './journal.js';
-import { recordOf } from './commit.js';
-import { asView, type Op } from './types.js';
+import { Mark } from './marks.js';
 import { setStage } from './state-transfer.js';
-import { startProbing } from './probe.js';
+import { asView, type Op } from './types.js';
+import { startProbing } from './view-change.js';
 
 export interface RestoreRecord {
   /** Whether any prior state exists (WAL entries, a snapshot or a superblock record). */
@@ -114,7 +114,10 @@ export function restore(c: Core, record: RestoreRecord): void {
   }
   c.op = Math.max(c.journal.head, c.commitMin);
   c.lastPrepareChecksum = c.journal.get(c.op)?.checksum ?? 0n;
-  if (c.commitMin < c.op) c.recoveryBarrier = c.op;
+  if (c.commitMin < c.op) {
+    c.recoveryBarrier = c.op;
+    c.mark(Mark.RecoveryBarrierArmed, `${c.commitMin} < ${c.op}`);
+  }
   bootMode(c, record);
 }
 

@@ -12,35 +12,27 @@
  * `emitGated` re-asserts the gate at the moment of emission: a violation is our bug.
  */
 import { assert } from '@shoal/stdx';
-import type { Core } from './core.js';
-import { viewDurable } from './superblock.js';
-import type { Op, ReplicaIndex, View } from './types.js';
-
-export interface PendingSend {
-  readonly to: ReplicaIndex;
-  readonly frame: Uint8Array;
-  readonly command: number;
-  readonly view: View;
-  readonly logView: View;
-  /** The journal entry this send vouches for (PrepareOk, prepare forward), or null. */
-  readonly vouchOp: Op | null;
-  readonly vouchChecksum: bigint;
-}
+import { Command, OFFSET_COMMAND } from '@shoal/protocol';
+import type { Core, PendingSend } from './core.js';
+import { Mark } from './marks.js';
+import type { Op, ReplicaIndex } from './types.js';
 
 /** Commands that advertise the sender's view and so must pass the gate. */
-const GATED = new Set<number>([6, 7, 9, 10, 11, 12]);
+const GATED = new Set<number>([
+  Command.Prepare, Command.PrepareOk, Command.Commit, Command.StartViewChange, Command.DoViewChange, Command.StartView,
+]);
 /** Control frames of which only the newest per destination matters while waiting. */
-const LATEST_ONLY = new Set<number>([9, 10, 11, 12]);
+const LATEST_ONLY = new Set<number>([Command.Commit, Command.StartViewChange, Command.DoViewChange, Command.StartView]);
 
 export function sendDirect(c: Core, to: ReplicaIndex, frame: Uint8Array): void {
   assert(to !== c.self, 'send to self');
-  assert(!GATED.has(frame[60] as number), `command ${frame[60]} must go through the gate`);
+  assert(!GATED.has(frame[OFFSET_COMMAND] as number), `command ${frame[OFFSET_COMMAND]} must go through the gate`);
   c.effects.push({ kind: 'send', to, frame });
 }
 
 export function sendGated(c: Core, to: ReplicaIndex, frame: Uint8Array, vouch: { op: Op; checksum: bigint } | null = null): void {
   assert(to !== c.self, 'send to self');
-  const command = frame[60] as number;
+  const command = frame[OFFSET_COMMAND] as number;
   assert(GATED.has(command), `command ${command} is not gated`);
   const item: PendingSend = {
     to,
@@ -59,7 +51,10 @@ export function sendGated(c: Core, to: ReplicaIndex, frame: Uint8Array, vouch: {
     c.outbox = c.outbox.filter((p) => !(p.command === command && p.to === to));
   }
   const cap = 4 * c.config.prepareQueueDepth * c.n + 8 * c.n;
-  if (c.outbox.length >= cap) c.outbox.shift(); // oldest withheld send: safe to lose, retransmitted
+  if (c.outbox.length >= cap) {
+    c.outbox.shift(); // oldest withheld send: safe to lose, retransmitted
+    c.mark(Mark.OutboxOverflow);
+  }
   c.outbox.push(item);
 }
 
@@ -74,12 +69,12 @@ function ready(c: Core, p: PendingSend): 'send' | 'wait' | 'discard' {
     if (entry === undefined || entry.checksum !== p.vouchChecksum) return 'discard';
     if (!entry.durable) return 'wait';
   }
-  return viewDurable(c) ? 'send' : 'wait';
+  return c.viewDurable() ? 'send' : 'wait';
 }
 
 function emitGated(c: Core, p: PendingSend): void {
   // Durable-before-send, asserted at the last moment.
-  assert(viewDurable(c), `gated command ${p.command} emitted before (view, log_view) is durable`);
+  assert(c.viewDurable(), `gated command ${p.command} emitted before (view, log_view) is durable`);
   if (p.vouchOp !== null) {
     const entry = c.journal.get(p.vouchOp);
     assert(entry !== undefined && entry.durable && entry.checksum === p.vouchChecksum, `command ${p.command} vouches for a non-durable op ${p.vouchOp}`);

@@ -13,19 +13,21 @@
  *
  * Backup (§5.7): adopt a StartView, reconcile, ack what it holds, repair or transfer.
  */
-import { PrepareHeaderView, StartViewHeaderView, packSuffix, type SuffixEntryInput } from '@shoal/protocol';
-import { SuffixChain } from './dvc-suffix.js';
+import { Command, PrepareHeaderView, StartViewHeaderView, packSuffix, type SuffixEntryInput } from '@shoal/protocol';
+import { dropRequests } from './answers.js';
 import { advanceCommitMax, commitWalk } from './commit.js';
 import type { Core } from './core.js';
-import { startViewFrame } from './frames.js';
-import { ackJournaled, admit } from './prepare.js';
+import { Drop } from './drops.js';
+import { SuffixChain } from './dvc-suffix.js';
 import { reforwardSessions } from './forwarding.js';
+import { startViewFrame } from './frames.js';
+import { ackJournaled } from './journal-write.js';
+import { Mark } from './marks.js';
 import { startElectRepair, startRepair } from './repair.js';
 import { broadcastGated, sendGated } from './send.js';
 import { startTransfer } from './state-transfer.js';
 import { discardBogus, headerAt, resetTrust, truncateJournal, verify } from './trust.js';
-import { asView, SUFFIX_MAX, type Op, type ReplicaIndex } from './types.js';
-import { dropRequests } from './view-change.js';
+import { asView, SUFFIX_MAX, type Op, type ReplicaIndex, type View } from './types.js';
 import { newViewChangeState, suffixEntries, type DvcEntry } from './view-change-state.js';
 
 /**
@@ -53,7 +55,8 @@ export function reconcile(c: Core, opHead: Op, commit: Op, headers: ReadonlyMap<
     const entry = c.journal.get(op);
     if (entry !== undefined && headers.get(op) === entry.checksum) agreeing.push(op);
   }
-  truncateJournal(c, x, 'reconcile');
+  if (truncateJournal(c, x, 'reconcile').length > 0) c.mark(Mark.ReconcileTruncation, `from ${x}`);
+  if (agreeing.length > 0) c.mark(Mark.ReconcileFaulty, `${agreeing.length} ops from ${agreeing[0]}`);
   for (const op of agreeing) c.journal.faulty.add(op);
 }
 
@@ -64,6 +67,7 @@ export function startViewBody(c: Core, op: Op, commit: Op): Uint8Array {
   const entries: SuffixEntryInput[] = [];
   const low = Math.max(Math.max(commit, 1), op - (SUFFIX_MAX - 1));
   const chain = new SuffixChain();
+  let blanked = 0;
   for (let entryOp = op; entryOp >= low && op > 0; entryOp--) {
     const header = headerAt(c, entryOp);
     if (header !== null) {
@@ -73,9 +77,11 @@ export function startViewBody(c: Core, op: Op, commit: Op): Uint8Array {
         entries.push({ header: header.slice(), op: BigInt(entryOp) });
         continue;
       }
+      blanked++;
     }
     entries.push({ header: null, op: BigInt(entryOp) });
   }
+  if (blanked > 0) c.mark(Mark.SuffixBlankedStale, `start view: ${blanked} headers`);
   return packSuffix(entries).body;
 }
 
@@ -122,9 +128,11 @@ export function tryFinishView(c: Core): void {
     if (c.repair !== null) return;
     const source = repairSource(c, missing);
     if (source === null) {
+      c.mark(Mark.ElectNoSource, `op ${missing}`);
       c.event('view_change', `op ${missing} has no body source; waiting`);
       return;
     }
+    c.mark(Mark.ElectRepair, `op ${missing} from ${source}`);
     startElectRepair(c, source, missing, parked.opHead);
     return;
   }
@@ -150,6 +158,7 @@ function startView(c: Core): void {
   // Rebuild the pipeline before anything else can be sequenced (pitfall 1). Ops this replica
   // already applied are committed: the pipeline starts above them even when the merged commit
   // point is lower (our own DVC, with the higher commit, may not have been in the merge).
+  if (c.commitMin > parked.commitMax && c.commitMin < parked.opHead) c.mark(Mark.PipelineAboveApplied, `applied ${c.commitMin} > merged ${parked.commitMax}`);
   for (let op = Math.max(parked.commitMax, c.commitMin) + 1; op <= parked.opHead; op++) {
     const entry = c.journal.get(op);
     if (entry === undefined) break;
@@ -170,7 +179,7 @@ function startView(c: Core): void {
   }
   commitWalk(c);
   advanceCommitMax(c);
-  reforwardSessions(c, admit);
+  reforwardSessions(c);
 }
 
 /** §4.11 / §5.8: an unsolicited StartView for our current view (incarnation 0), broadcast. */
@@ -193,24 +202,26 @@ const svView = new StartViewHeaderView();
 export function onStartView(c: Core, frame: Uint8Array): string | null {
   const h = svView.bind(frame, 0);
   const from = h.replica;
-  if (from !== c.primaryIndex(h.view)) return c.drop(12, from, 'sv_not_from_primary');
-  if (h.view < c.view) return c.drop(12, from, 'sv_older_view');
+  if (from !== c.primaryIndex(h.view)) return c.drop(Command.StartView, from, Drop.SvNotFromPrimary);
+  if (h.view < c.view) return c.drop(Command.StartView, from, Drop.SvOlderView);
   const op = h.opNumber;
   const commit = h.commitNumber;
   if (
     c.status === 'recovering' && c.plane.incarnation !== 0n && h.incarnation !== 0n && h.view <= c.view &&
     op < c.op && h.incarnation !== c.plane.incarnation
   ) {
-    return c.drop(12, from, 'sv_previous_incarnation');
+    c.mark(Mark.StartViewPreviousIncarnation, `from ${from}`);
+    return c.drop(Command.StartView, from, Drop.SvPreviousIncarnation);
   }
-  if (h.view === c.logView && op < c.commitMin) return c.drop(12, from, 'sv_stale');
-  if (op < c.commitMin) return c.drop(12, from, 'sv_below_commit_min');
+  if (h.view === c.logView && op < c.commitMin) return c.drop(Command.StartView, from, Drop.SvStale);
+  if (op < c.commitMin) return c.drop(Command.StartView, from, Drop.SvBelowCommitMin);
   if (c.status === 'normal' && h.view === c.view && c.logView === c.view) {
     // Already in this view's log: a late or duplicate StartView must not truncate what we have
     // journaled (and acked) since it was built. Take its commit point only.
     if (commit > c.commitMax) c.commitMax = commit;
+    c.mark(Mark.StartViewCurrentView, `view ${c.view}`);
     commitWalk(c);
-    return c.drop(12, from, 'sv_current_view');
+    return c.drop(Command.StartView, from, Drop.SvCurrentView);
   }
   const entries = suffixEntries(frame);
   const headers = typeof entries === 'string' ? [] : entries.filter((e) => !e.blank);
@@ -228,7 +239,7 @@ export function onStartView(c: Core, frame: Uint8Array): string | null {
   return null;
 }
 
-function adopt(c: Core, view: ReturnType<typeof asView>, op: Op, commit: Op, headers: readonly DvcEntry[]): void {
+function adopt(c: Core, view: View, op: Op, commit: Op, headers: readonly DvcEntry[]): void {
   c.status = 'normal';
   c.probeAttempts = 0;
   c.view = view;
@@ -250,7 +261,7 @@ function adopt(c: Core, view: ReturnType<typeof asView>, op: Op, commit: Op, hea
   c.timers.prepare.stop();
   c.timers.commitMessage.stop();
   c.timers.normalHeartbeat.start();
-  reforwardSessions(c, admit);
+  reforwardSessions(c);
 }
 
 /**
@@ -259,5 +270,7 @@ function adopt(c: Core, view: ReturnType<typeof asView>, op: Op, commit: Op, hea
  * the barrier then is the installed head, never an op that no longer exists.
  */
 function capRecoveryBarrier(c: Core): void {
-  if (c.recoveryBarrier > c.op) c.recoveryBarrier = c.op;
+  if (c.recoveryBarrier <= c.op) return;
+  c.mark(Mark.RecoveryBarrierCapped, `${c.recoveryBarrier} -> ${c.op}`);
+  c.recoveryBarrier = c.op;
 }

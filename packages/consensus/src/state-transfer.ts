@@ -12,6 +12,7 @@
 import { assert } from '@shoal/stdx';
 import {
   ArtifactKind,
+  Command,
   decodeManifest,
   encodeClientTable,
   encodeManifest,
@@ -23,9 +24,12 @@ import {
 } from '@shoal/protocol';
 import { commitWalk } from './commit.js';
 import type { Core } from './core.js';
+import { Drop } from './drops.js';
 import type { Completion } from './effects.js';
 import { requestStateChunkFrame, requestStateTransferFrame, stateChunkFrame, stateTransferTargetFrame } from './frames.js';
-import { newNonce, startRepair } from './repair.js';
+import { Mark } from './marks.js';
+import { startRepair } from './repair.js';
+import { newNonce } from './repair-state.js';
 import { requestSuperblockWrite } from './superblock.js';
 import { sendDirect } from './send.js';
 import { resetTrust } from './trust.js';
@@ -65,7 +69,7 @@ export function startTransfer(c: Core, peer: ReplicaIndex): void {
   if (c.transfer.stage === 'idle') setStage(c, 'awaiting_target');
   if (c.transfer.stage !== 'awaiting_target' || c.transfer.session !== null) return;
   c.repair = null;
-  const nonce = newNonce(c);
+  const nonce = newNonce(c.prng);
   c.transfer.session = { nonce, peer, manifest: null, commitOp: 0, commitMax: 0, snapshotOp: 0, received: [], idleTicks: 0, stalledRounds: 0 };
   c.event('state_transfer', `request from ${peer}`);
   sendDirect(c, peer, requestStateTransferFrame(c, nonce));
@@ -74,6 +78,7 @@ export function startTransfer(c: Core, peer: ReplicaIndex): void {
 /** Abandons the transfer and falls back to journal repair from `peer` (§6.4 step 4). */
 function abandonToRepair(c: Core, peer: ReplicaIndex, why: string): void {
   const target = transferTarget(c, peer);
+  c.mark(Mark.TransferFallbackRepair, why);
   c.event('state_transfer', `abandoned (${why}); journal repair from ${target}`);
   setStage(c, 'idle');
   c.transfer.cooldown = c.config.ticks.repairRetry;
@@ -90,22 +95,22 @@ export function transferTarget(c: Core, peer: ReplicaIndex): ReplicaIndex {
   return c.status === 'normal' && primary !== c.self ? primary : peer;
 }
 
-function manifestProblem(c: Core, entries: readonly ManifestEntry[], commitOp: Op, commitMax: Op, view: number): string | null {
+function manifestProblem(c: Core, entries: readonly ManifestEntry[], commitOp: Op, commitMax: Op, view: number): Drop | null {
   let total = 0n;
   for (const e of entries) total += e.len;
   if (c.plane.kind === 'metadata') {
-    if (!entries.some((e) => e.kind === ArtifactKind.MetadataSnapshot)) return 'no_snapshot_artifact';
+    if (!entries.some((e) => e.kind === ArtifactKind.MetadataSnapshot)) return Drop.NoSnapshotArtifact;
     for (const e of entries) {
-      if (e.kind !== ArtifactKind.MetadataSnapshot && e.kind !== ArtifactKind.ClientTable) return 'unknown_artifact_kind';
-      if (e.len > BigInt(GIB)) return 'artifact_too_large';
+      if (e.kind !== ArtifactKind.MetadataSnapshot && e.kind !== ArtifactKind.ClientTable) return Drop.UnknownArtifactKind;
+      if (e.len > BigInt(GIB)) return Drop.ArtifactTooLarge;
     }
-    if (total > 4n * BigInt(GIB)) return 'manifest_too_large';
+    if (total > 4n * BigInt(GIB)) return Drop.ManifestTooLarge;
     return null;
   }
-  for (const e of entries) if (e.kind !== ArtifactKind.SegmentLog && e.kind !== ArtifactKind.ConsumerOffsets) return 'unknown_artifact_kind';
-  if (total > 1024n * BigInt(GIB)) return 'manifest_too_large';
-  if (commitOp > commitMax) return 'commit_op_above_commit_max';
-  if (view < c.view || commitMax < c.commitMax) return 'offer_behind';
+  for (const e of entries) if (e.kind !== ArtifactKind.SegmentLog && e.kind !== ArtifactKind.ConsumerOffsets) return Drop.UnknownArtifactKind;
+  if (total > 1024n * BigInt(GIB)) return Drop.ManifestTooLarge;
+  if (commitOp > commitMax) return Drop.CommitOpAboveCommitMax;
+  if (view < c.view || commitMax < c.commitMax) return Drop.OfferBehind;
   return null;
 }
 
@@ -114,22 +119,22 @@ const targetView = new StateTransferTargetHeaderView();
 export function onStateTransferTarget(c: Core, frame: Uint8Array): string | null {
   const h = targetView.bind(frame, 0);
   const s = c.transfer.session;
-  if (s === null || h.nonce !== s.nonce) return c.drop(23, h.replica, 'transfer_nonce_mismatch');
-  if (c.transfer.stage !== 'awaiting_target' || s.manifest !== null) return c.drop(23, h.replica, 'transfer_duplicate_target');
+  if (s === null || h.nonce !== s.nonce) return c.drop(Command.StateTransferTarget, h.replica, Drop.TransferNonceMismatch);
+  if (c.transfer.stage !== 'awaiting_target' || s.manifest !== null) return c.drop(Command.StateTransferTarget, h.replica, Drop.TransferDuplicateTarget);
   if (h.available === 0) {
     abandonToRepair(c, s.peer, h.unavailableTransient === 1 ? 'refused (transient)' : 'refused');
     return null;
   }
   const decoded = decodeManifest(h.body);
-  if (!decoded.ok) return c.drop(23, h.replica, decoded.reason);
+  if (!decoded.ok) return c.dropInvalid(Command.StateTransferTarget, h.replica, decoded.reason);
   const entries = decoded.value.entries;
   const commitOp = h.commitOpNumber;
   const commitMax = h.commitMaxNumber;
   const problem = manifestProblem(c, entries, commitOp, commitMax, h.view);
-  if (problem !== null) return c.drop(23, h.replica, problem);
+  if (problem !== null) return c.drop(Command.StateTransferTarget, h.replica, problem);
   const snapshot = entries.find((e) => e.kind === ArtifactKind.MetadataSnapshot);
   const snapshotOp = snapshot === undefined ? commitOp : Number(snapshot.frontier);
-  if (!Number.isSafeInteger(snapshotOp)) return c.drop(23, h.replica, 'snapshot_op_not_safe');
+  if (!Number.isSafeInteger(snapshotOp)) return c.drop(Command.StateTransferTarget, h.replica, Drop.SnapshotOpNotSafe);
   if ((c.transfer.decodeFailures.get(snapshotOp) ?? 0) > DECODE_BUDGET) {
     abandonToRepair(c, s.peer, `snapshot ${snapshotOp} failed to decode too often`);
     return null;
@@ -173,17 +178,17 @@ export function onStateChunk(c: Core, frame: Uint8Array): string | null {
   const h = chunkView.bind(frame, 0);
   const s = c.transfer.session;
   if (s === null || h.nonce !== s.nonce || c.transfer.stage !== 'fetching' || s.manifest === null) {
-    return c.drop(25, h.replica, 'transfer_nonce_mismatch');
+    return c.drop(Command.StateChunk, h.replica, Drop.TransferNonceMismatch);
   }
   const artifact = h.artifact;
-  if (artifact !== firstIncomplete(s)) return c.drop(25, h.replica, 'chunk_not_next_artifact');
+  if (artifact !== firstIncomplete(s)) return c.drop(Command.StateChunk, h.replica, Drop.ChunkNotNextArtifact);
   const offset = h.offsetNumber;
   const got = s.received[artifact] ?? 0;
   const len = Number((s.manifest[artifact] as ManifestEntry).len);
   const bytes = h.body;
-  if (offset !== got) return c.drop(25, h.replica, 'chunk_offset_mismatch');
-  if (bytes.length === 0) return c.drop(25, h.replica, 'chunk_empty');
-  if (offset + bytes.length > len) return c.drop(25, h.replica, 'chunk_overruns_artifact');
+  if (offset !== got) return c.drop(Command.StateChunk, h.replica, Drop.ChunkOffsetMismatch);
+  if (bytes.length === 0) return c.drop(Command.StateChunk, h.replica, Drop.ChunkEmpty);
+  if (offset + bytes.length > len) return c.drop(Command.StateChunk, h.replica, Drop.ChunkOverrunsArtifact);
   c.effects.push({ kind: 'transfer_stage', nonce: s.nonce, artifact, offset, bytes: bytes.slice() });
   s.received[artifact] = got + bytes.length;
   s.idleTicks = 0;
@@ -211,6 +216,7 @@ export function onInstallDone(c: Core, done: Extract<Completion, { kind: 'instal
       abandonToRepair(c, peer, `decode budget exhausted for snapshot ${s.snapshotOp}`);
       return;
     }
+    c.mark(Mark.TransferDecodeFailure, done.failure);
     c.event('state_transfer', `${done.failure} failure (${done.reason}); restarting`);
     startTransfer(c, peer);
     return;
@@ -230,6 +236,7 @@ export function onInstallDone(c: Core, done: Extract<Completion, { kind: 'instal
 function installed(c: Core, commitOp: Op, snapshotOp: Op, table: Extract<Completion, { ok: true }>['clientTable'], frontier: Op): void {
   const ahead = snapshotOp > c.commitMin;
   if (ahead) {
+    c.mark(Mark.TransferInstallAhead, `snapshot ${snapshotOp} above commit_min ${c.commitMin}`);
     // The host truncated its WAL above the snapshot; entries we may have acked become faulty.
     const lostTop = Math.max(c.op, c.journal.head);
     c.journal.reset(snapshotOp);
@@ -263,6 +270,7 @@ export function tickTransfer(c: Core): void {
   s.idleTicks = 0;
   s.stalledRounds += 1;
   if (s.stalledRounds > STALL_BUDGET) {
+    c.mark(Mark.TransferStalled, stage);
     abandonToRepair(c, c.primaryIndex() === c.self ? s.peer : c.primaryIndex(), 'stalled');
     return;
   }
@@ -330,12 +338,12 @@ export function onRequestStateChunk(c: Core, frame: Uint8Array): string | null {
     refuse(c, requester, h.nonce, true);
     return null;
   }
-  if (offer.state !== 'ready') return c.drop(24, requester, 'offer_building');
+  if (offer.state !== 'ready') return c.drop(Command.RequestStateChunk, requester, Drop.OfferBuilding);
   const entry = offer.entries[h.artifact];
-  if (entry === undefined) return c.drop(24, requester, 'chunk_bad_artifact');
+  if (entry === undefined) return c.drop(Command.RequestStateChunk, requester, Drop.ChunkBadArtifact);
   const len = Number(entry.len);
   const offset = h.offsetNumber;
-  if (offset >= len) return c.drop(24, requester, 'chunk_past_end');
+  if (offset >= len) return c.drop(Command.RequestStateChunk, requester, Drop.ChunkPastEnd);
   const n = Math.min(h.len, c.config.stateChunkMax, len - offset);
   c.effects.push({ kind: 'transfer_read', requester, nonce: offer.nonce, artifact: h.artifact, offset, len: n });
   return null;

@@ -9,30 +9,8 @@
 import { assert } from '@shoal/stdx';
 import type { Core } from './core.js';
 import type { DurableVsrState } from './effects.js';
+import { Mark } from './marks.js';
 import { flushOutbox } from './send.js';
-import type { Op } from './types.js';
-
-export interface SuperblockState {
-  /** What the superblock durably holds (null: nothing written yet this life and nothing restored). */
-  durable: DurableVsrState | null;
-  inflight: DurableVsrState | null;
-  failures: number;
-  /** Ticks until a failed write may be retried. */
-  retryCountdown: number;
-  /** The checkpoint pairing to record with the next write. */
-  checkpointOp: Op;
-  checkpointChecksum: bigint;
-}
-
-export function newSuperblockState(): SuperblockState {
-  return { durable: null, inflight: null, failures: 0, retryCountdown: 0, checkpointOp: 0, checkpointChecksum: 0n };
-}
-
-/** True when the superblock durably holds the current (view, log_view). */
-export function viewDurable(c: Core): boolean {
-  const d = c.sb.durable;
-  return d !== null && d.view === c.view && d.logView === c.logView;
-}
 
 function wanted(c: Core): DurableVsrState {
   return {
@@ -78,7 +56,7 @@ export function onSuperblockWritten(c: Core, state: DurableVsrState, ok: boolean
   if (!ok) {
     c.sb.failures += 1;
     c.sb.retryCountdown = Math.min(2 ** Math.min(c.sb.failures, 8), 100);
-    c.event('superblock_write_failed', `failures=${c.sb.failures}`);
+    c.mark(Mark.SuperblockWriteFailed, `failures=${c.sb.failures}`);
     const max = c.config.superblockWedgedAttemptsMax;
     if (c.plane.kind === 'metadata' && max > 0 && c.sb.failures >= max) c.fatal('superblock_wedged');
     return;

@@ -13,7 +13,9 @@
  * truncation and its ops are marked faulty (never nacked) until repaired.
  */
 import { assert } from '@shoal/stdx';
+import { HEADER_SIZE } from '@shoal/protocol';
 import type { CanonicalHeader, Core } from './core.js';
+import { Mark } from './marks.js';
 import type { Op } from './types.js';
 
 export function setCanon(c: Core, op: Op, header: CanonicalHeader): void {
@@ -43,7 +45,7 @@ export function pruneCanon(c: Core): void {
 /** The 256 header bytes we know for `op` (journal first, then a canonical header), or null. */
 export function headerAt(c: Core, op: Op): Uint8Array | null {
   const entry = c.journal.get(op);
-  if (entry !== undefined) return entry.frame.subarray(0, 256);
+  if (entry !== undefined) return entry.frame.subarray(0, HEADER_SIZE);
   return c.canon.get(op)?.header ?? null;
 }
 
@@ -131,5 +133,6 @@ export function truncateJournal(c: Core, fromOp: Op, reason: 'reconcile' | 'inte
 /** Removes a provably non-canonical entry (and everything above it) so repair can replace it. */
 export function discardBogus(c: Core, op: Op): void {
   assert(op > c.commitMin, 'trust: a bogus entry at or below commit_min was applied');
+  c.mark(Mark.BogusDiscarded, `op ${op}`);
   truncateJournal(c, op, 'integrity');
 }

@@ -5,29 +5,34 @@
  *   suspect ─▶ SVC(v) ─▶ f SVCs from others ─▶ DVC(v) broadcast ─▶ primary of v: quorum of DVCs
  *                                                                  ─▶ merge ─▶ park ─▶ start view
  */
-import { DoViewChangeHeaderView, StartViewChangeHeaderView } from '@shoal/protocol';
+import { Command, DoViewChangeHeaderView, StartViewChangeHeaderView } from '@shoal/protocol';
+import { dropRequests } from './answers.js';
 import type { Core } from './core.js';
+import { Drop } from './drops.js';
 import { buildOwnDvc } from './dvc-suffix.js';
-import { cancelAwaiter } from './forwarding.js';
 import { startViewChangeFrame } from './frames.js';
-import { merge } from './merge.js';
+import { Mark } from './marks.js';
+import { merge, type MergePath } from './merge.js';
 import { countBits, maskWith } from './quorums.js';
 import { broadcastGated } from './send.js';
 import { tryFinishView } from './start-view.js';
-import { startProbing } from './probe.js';
 import { resetTrust } from './trust.js';
 import { asView, type View } from './types.js';
 import { dvcRecordFromFrame, newViewChangeState } from './view-change-state.js';
 
-/** Cancels every in-process awaiter and drops the request queue (§5.1). */
-export function dropRequests(c: Core, alsoPrepares: boolean): void {
-  for (const q of c.pipeline.clearRequests()) if (q.awaiter !== null) cancelAwaiter(c, q.awaiter, 'canceled', q.client);
-  for (const p of c.pipeline.entries()) {
-    if (p.awaiter === null) continue;
-    cancelAwaiter(c, p.awaiter, 'canceled', p.client);
-    p.awaiter = null;
-  }
-  if (alsoPrepares) c.pipeline.clear();
+/**
+ * §5.9: a replica that restarted, or that saw a newer view, asks the current primary for a
+ * StartView instead of trusting its own stale view (probe.ts sends the probes).
+ */
+export function startProbing(c: Core): void {
+  c.status = 'recovering';
+  c.probeAttempts = 0;
+  dropRequests(c, true);
+  c.timers.prepare.stop();
+  c.timers.commitMessage.stop();
+  c.timers.normalHeartbeat.stop();
+  c.timers.requestStartViewMessage.start();
+  c.event('probe', `probing from view ${c.view}`);
 }
 
 /** §5.1 entering a view change at view v (v >= current view). */
@@ -54,10 +59,10 @@ const svcView = new StartViewChangeHeaderView();
 
 export function onStartViewChange(c: Core, frame: Uint8Array): string | null {
   const h = svcView.bind(frame, 0);
-  if (c.status === 'recovering') return c.drop(10, h.replica, 'recovering');
-  if (h.view < c.view) return c.drop(10, h.replica, 'svc_older_view');
+  if (c.status === 'recovering') return c.drop(Command.StartViewChange, h.replica, Drop.Recovering);
+  if (h.view < c.view) return c.drop(Command.StartViewChange, h.replica, Drop.SvcOlderView);
   if (h.view > c.view) enterViewChange(c, asView(h.view));
-  else if (c.status !== 'view_change') return c.drop(10, h.replica, 'svc_current_view_not_in_view_change'); // §13.7
+  else if (c.status !== 'view_change') return c.drop(Command.StartViewChange, h.replica, Drop.SvcCurrentViewNotInViewChange); // §13.7
   c.vc.svcFrom = maskWith(c.vc.svcFrom, h.replica);
   maybeSendDoViewChange(c);
   return null;
@@ -70,7 +75,11 @@ export function maybeSendDoViewChange(c: Core): void {
   if (others < c.quorums.svcFromOthers) return;
   // A replica that lost journal entries it may have acked abstains (its DVC could nack them),
   // until it votes blind (dvc-suffix.ts).
-  if (c.journalIncomplete && !c.votesBlind) return;
+  if (c.journalIncomplete && !c.votesBlind) {
+    if (!c.vc.abstained) c.mark(Mark.VoteAbstain, `view ${c.view}`);
+    c.vc.abstained = true;
+    return;
+  }
   const own = buildOwnDvc(c);
   c.vc.sentDvc = true;
   broadcastGated(c, own.frame);
@@ -85,18 +94,26 @@ const dvcView = new DoViewChangeHeaderView();
 
 export function onDoViewChange(c: Core, frame: Uint8Array): string | null {
   const h = dvcView.bind(frame, 0);
-  if (c.status === 'recovering') return c.drop(11, h.replica, 'recovering');
+  if (c.status === 'recovering') return c.drop(Command.DoViewChange, h.replica, Drop.Recovering);
   const record = dvcRecordFromFrame(frame);
-  if (typeof record === 'string') return c.drop(11, h.replica, record);
-  if (h.view < c.view) return c.drop(11, h.replica, 'dvc_older_view');
+  if (typeof record === 'string') return c.dropInvalid(Command.DoViewChange, h.replica, record);
+  if (h.view < c.view) return c.drop(Command.DoViewChange, h.replica, Drop.DvcOlderView);
   if (h.view > c.view) enterViewChange(c, asView(h.view));
   if (c.primaryIndex() !== c.self) return null;
-  if (c.status !== 'view_change') return c.drop(11, h.replica, 'dvc_not_in_view_change');
+  if (c.status !== 'view_change') return c.drop(Command.DoViewChange, h.replica, Drop.DvcNotInViewChange);
   if (!c.vc.dvcs.has(c.self) && (!c.journalIncomplete || c.votesBlind)) c.vc.dvcs.set(c.self, buildOwnDvc(c).record);
   if (!c.vc.dvcs.has(h.replica)) c.vc.dvcs.set(h.replica, record);
   if (c.vc.dvcs.size >= c.quorums.viewChange && !c.vc.decided) tryMerge(c);
   return null;
 }
+
+const MERGE_MARKS: Readonly<Record<MergePath, Mark>> = {
+  nack_truncation: Mark.MergeNackTruncation,
+  unservable_truncation: Mark.MergeUnservableTruncation,
+  commit_point_without_copy: Mark.MergeCommitPointWithoutCopy,
+  log_end_unknown: Mark.MergeLogEndUnknown,
+  committed_elsewhere: Mark.MergeCommittedElsewhere,
+};
 
 /** §5.5 on the primary-elect: merge the recorded DVCs; on Ready, park the log (§5.5 last para). */
 export function tryMerge(c: Core): void {
@@ -104,13 +121,17 @@ export function tryMerge(c: Core): void {
   const sources = [...c.vc.dvcs.values()];
   const result = merge(sources, c.n, c.quorums);
   if (result.kind !== 'ready') {
+    if (result.kind === 'awaiting_repair') c.mark(Mark.MergeAwaitingRepair, `op ${result.op}`);
+    if (result.kind === 'deadlocked') c.mark(Mark.MergeDeadlocked, `op ${result.op}`);
     c.event('merge', result.kind === 'awaiting_quorum' ? result.kind : `${result.kind} at op ${result.op}`);
     return;
   }
   if (result.opHead - result.commitMax > c.config.prepareQueueDepth) {
+    c.mark(Mark.MergeRefusedPipeline, `${result.opHead - result.commitMax} ops`);
     c.event('merge', `refused: ${result.opHead - result.commitMax} uncommitted ops exceed the pipeline`);
     return;
   }
+  for (const path of result.paths) c.mark(MERGE_MARKS[path], `view ${c.view} op_head=${result.opHead}`);
   c.vc.decided = true;
   // The merged headers are the canonical log of the new view: the trust anchors.
   resetTrust(c, c.commitMax);
@@ -134,6 +155,7 @@ export function onNormalHeartbeatTimeout(c: Core): void {
     return;
   }
   if (c.observedNewerView > c.view) {
+    c.mark(Mark.ProbeNewerView, `view ${c.view} saw ${c.observedNewerView}`);
     startProbing(c);
     return;
   }

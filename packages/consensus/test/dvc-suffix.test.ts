@@ -4,6 +4,7 @@
  * faulty (lost) op, a blank without bits.
  */
 import { describe, expect, it } from 'vitest';
+import { coreOf } from '../src/testing.js';
 import { Prng } from '@shoal/stdx';
 import { decodeSuffix } from '@shoal/protocol';
 import { Replica, metadataPlane } from '../src/index.js';
@@ -38,7 +39,7 @@ function soloWithOps(count: number): Replica {
 describe('DoViewChange suffix (§5.3)', () => {
   it('runs from the head down to max(commit, 1); entry 0 is the head op; journaled entries are present', () => {
     const r = soloWithOps(5);
-    const c = r.core;
+    const c = coreOf(r);
     expect(c.op).toBe(5);
     const { op, commit, entries } = buildSuffix(c);
     expect(op).toBe(5);
@@ -50,7 +51,7 @@ describe('DoViewChange suffix (§5.3)', () => {
 
   it('a hole above the commit point is nacked, at the commit point or when faulty it is not', () => {
     const r = soloWithOps(5);
-    const c = r.core;
+    const c = coreOf(r);
     // A white-box picture (no entry point runs afterwards): the journal lost ops 4 and 5 while
     // the sequencer stays at 5, and the commit point is 2.
     c.journal.truncateFrom(4);

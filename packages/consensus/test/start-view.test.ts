@@ -2,6 +2,7 @@
  * Starting a view (§5.6) on the primary-elect, white-box.
  */
 import { describe, expect, it } from 'vitest';
+import { coreOf } from '../src/testing.js';
 import { tryFinishView } from '../src/start-view.js';
 import { asView } from '../src/types.js';
 import { Cluster } from '../../../test/scenario/support/cluster.js';
@@ -21,7 +22,7 @@ describe('start view', () => {
     cluster.runUntil(() => cluster.converged(3), 200);
     const node = cluster.nodes[1];
     if (node === undefined) throw new Error('no node 1');
-    const c = node.r.core;
+    const c = coreOf(node.r);
     expect(c.commitMin).toBe(3);
     expect(c.journal.has(3)).toBe(true);
     // Replica 1 is the primary-elect of view 1 with a merged log whose commit point (2) is below

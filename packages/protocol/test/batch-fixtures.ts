@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromHex, type Prng } from '@shoal/stdx';
-import { vectorsDir } from '../scripts/vectors/locate.js';
+import { vectorsDir } from '../../../test/support/fixtures.js';
 import { buildBatch, type BatchMessage } from '../src/batch/index.js';
 
 export interface BatchVectorMessage {

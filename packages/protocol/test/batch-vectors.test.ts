@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LONG_INPUT_MIN, useXxh3Backend, xxh3_64 } from '../src/hash/xxh3.js';
-import { vectorsDir } from '../scripts/vectors/locate.js';
+import { vectorsDir } from '../../../test/support/fixtures.js';
 import { checkBatch, reasonsFor } from '../scripts/vectors/check-batch.js';
 import { checkXxh3 } from '../scripts/vectors/check-xxh3.js';
 import type { VectorOutcome } from '../scripts/vectors/outcome.js';
@@ -15,7 +15,7 @@ function failures(outcomes: VectorOutcome[]): string[] {
 }
 const index = load('index.json') as { files: Record<string, Record<string, number>> };
 
-describe('vector checkers over shared/vectors', () => {
+describe('vector checkers over the golden vectors', () => {
   afterAll(async () => {
     await useXxh3Backend('node-rs');
   });

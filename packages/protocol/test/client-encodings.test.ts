@@ -82,8 +82,9 @@ describe('Consumer and optional partition id', () => {
     expect(toHex(encodeOptionalPartitionId(null))).toBe('0000000000');
     expect(decodeOptionalPartitionId(fromHex('0107000000'))).toEqual({ ok: true, value: 7 });
     expect(decodeOptionalPartitionId(fromHex('0000000000'))).toEqual({ ok: true, value: null });
-    expect(decodeOptionalPartitionId(fromHex('0007000000'))).toEqual({ ok: false, reason: 'partition_id_without_flag' });
-    expect(decodeOptionalPartitionId(fromHex('0200000000'))).toEqual({ ok: false, reason: 'invalid_partition_flag' });
+    // As the reference reads it: set only with flag 1; any other flag is none, value ignored.
+    expect(decodeOptionalPartitionId(fromHex('0007000000'))).toEqual({ ok: true, value: null });
+    expect(decodeOptionalPartitionId(fromHex('0209000000'))).toEqual({ ok: true, value: null });
     expect(decodeOptionalPartitionId(fromHex('01070000'))).toEqual({ ok: false, reason: 'truncated_partition_id' });
   });
 });

@@ -52,7 +52,7 @@ const partitions = [
 const topicDetails = { ...topicInfo, partitions };
 const streamInfo = { id: 1, createdAt: 1_700_000_000_000_000n, topicsCount: 0, sizeBytes: 0n, messagesCount: 0n, name: 'test-stream', options: [] };
 const streamDetails = { ...streamInfo, topicsCount: 1, topics: [topicInfo] };
-const user = { id: 5, createdAt: 1_700_000_000_000_000n, status: 1, username: 'alice' };
+const user = { id: 5, createdAt: 1_700_000_000_000_000n, status: 1, username: 'alice', options: [] as OptionEntry[] };
 const clientInfo = { clientId: 42, userId: 5, transport: 1, address: '127.0.0.1:53100', consumerGroupsCount: 2 };
 const clientDetails = { ...clientInfo, consumerGroups: [{ streamId: 1, topicId: 7, groupId: 3 }, { streamId: 2, topicId: 1, groupId: 9 }] };
 const group = { id: 3, partitionsCount: 6, membersCount: 2, name: 'workers' };
@@ -100,7 +100,7 @@ export const COMMAND_SAMPLES: ReadonlyMap<number, CommandSamples> = new Map<numb
   [CommandCode.GetClient, { requests: [{ clientId: 42 }], responses: [clientDetails, { ...clientInfo, userId: null, consumerGroupsCount: 0, consumerGroups: [] }, null] }],
   [CommandCode.GetClients, { requests: [{}], responses: [[clientInfo, { ...clientInfo, clientId: 43, userId: null, address: '' }], []] }],
   [CommandCode.GetUser, { requests: [{ userId: numericIdentifier(5) }, { userId: stringIdentifier('alice') }], responses: [{ ...user, permissions: null }, { ...user, permissions: SAMPLE_PERMISSIONS }, null] }],
-  [CommandCode.GetUsers, { requests: [{}], responses: [[user, { ...user, id: 6, status: 2, username: 'bob' }], []] }],
+  [CommandCode.GetUsers, { requests: [{}], responses: [[user, { ...user, id: 6, status: 2, username: 'bob', options: [SAMPLE_OPTIONS[2] as OptionEntry] }], []] }],
   [CommandCode.CreateUser, {
     requests: [
       { username: 'alice', password: 'secret', status: 1, permissions: SAMPLE_PERMISSIONS, options: [] },

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   COMMANDS, CommandCode, ERROR_CODES, ErrorCode, EvictionReason, Operation, SDK_INCOMPATIBLE_PROTOCOL_VERSION, commandByCode,
@@ -6,8 +5,9 @@ import {
   isEvictionReason, isInternalOperation, isMetadataPlane, isNonReplicatedCode, isOperation, isPartitionPlane,
   isRequestChecksumStamped, isResultFramed, isRetriableErrorCode, operationForCode, operationName, operationPlane,
 } from '../src/client/index.js';
+import { readSpecFile } from '../../../test/support/fixtures.js';
 
-const errorJson = JSON.parse(readFileSync(new URL('../../../../shared/spec/error-codes.json', import.meta.url), 'utf8')) as { code: number; name: string; message: string }[];
+const errorJson = JSON.parse(readSpecFile('error-codes.json')) as { code: number; name: string; message: string }[];
 
 describe('Operation registry', () => {
   it('declares exactly 0..3, 64..68, 128..149, 160..162', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { vectorsDir } from '../scripts/vectors/locate.js';
+import { vectorsDir } from '../../../test/support/fixtures.js';
 import { checkClientFrames } from '../scripts/vectors/check-client-frames.js';
 import { checkRustTestValuesClient } from '../scripts/vectors/check-rust-test-values-client.js';
 import type { VectorChecker } from '../scripts/vectors/outcome.js';

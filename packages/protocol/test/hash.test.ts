@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { useXxh3Backend, xxh3_64, xxh3Backend, blake3, blake3Keyed, blake3DeriveKey } from '@shoal/protocol';
 import { toHex } from '@shoal/stdx';
+import { loadVectorFile } from '../../../test/support/fixtures.js';
 
 interface Xxh3Vector { name: string; input_len: number; input_utf8?: string; xxh3_64_dec: string }
-const xxh3Doc = JSON.parse(readFileSync(new URL('../../../../shared/vectors/xxh3.json', import.meta.url), 'utf8')) as { vectors: Xxh3Vector[] };
+const xxh3Doc = loadVectorFile('xxh3.json') as { vectors: Xxh3Vector[] };
 
 function input(v: Xxh3Vector): Uint8Array {
   if (v.input_utf8 !== undefined) return new TextEncoder().encode(v.input_utf8);

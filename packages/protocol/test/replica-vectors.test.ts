@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { vectorsDir } from '../scripts/vectors/locate.js';
+import { vectorsDir } from '../../../test/support/fixtures.js';
 import type { VectorChecker } from '../scripts/vectors/outcome.js';
 import { checkBlake3 } from '../scripts/vectors/check-blake3.js';
 import { checkClusterId } from '../scripts/vectors/check-cluster-id.js';

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkPaths } from '../scripts/vectors.js';
-import { vectorsDir } from '../scripts/vectors/locate.js';
+import { checkPaths } from '../scripts/vectors/check-paths.js';
+import { vectorsDir } from '../../../test/support/fixtures.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 

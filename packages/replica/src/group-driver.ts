@@ -241,7 +241,7 @@ export abstract class GroupDriver {
         return;
       }
       case 'committed':
-        hooks.committed?.(effect.op, effect.operation, hooks.committed === undefined ? null : (this.replica.core.journal.get(effect.op)?.checksum ?? null));
+        hooks.committed?.(effect.op, effect.operation, hooks.committed === undefined ? null : this.replica.journalChecksum(effect.op));
         return;
       case 'session_result':
         hooks.sessionResult?.({

@@ -18,3 +18,4 @@ export { echoReply, buildStatusReply, buildReply, buildEvictionFrame, type Reply
 export { encodeClientTableSnapshot, decodeClientTableSnapshot, type ClientTableDecode } from './client-table-snapshot.js';
 export { MetadataAdapter } from './metadata-adapter.js';
 export { PartitionAdapter, type StorageWork } from './partition-adapter.js';
+export { preferredPrimary } from './leadership.js';

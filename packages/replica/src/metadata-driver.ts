@@ -9,7 +9,7 @@
  */
 import {
   type ClientRequest, type Completion, type ConsensusConfig, type DurableVsrState, type Effect, type RestoreRecord,
-  type SessionRequest, Replica, makeConfig, metadataPlane, METADATA_GROUP_ID,
+  type RequestCheckKind, type SessionRequest, Replica, makeConfig, metadataPlane, METADATA_GROUP_ID,
 } from '@shoal/consensus';
 import { PREPARE_LAYOUT, PrepareHeaderView, decodeClientTable, type ManifestEntry, validateHeader } from '@shoal/protocol';
 import { MetadataState, type MetadataStateOptions, encodeSnapshot, restoreSnapshot } from '@shoal/state';
@@ -38,8 +38,7 @@ export interface MetadataDriverOptions extends DriverOptions {
 }
 
 /** §7.3 preflight of a request, as `checkRequest` reports it. */
-export type RequestCheckKind =
-  | 'new' | 'not_ready' | 'no_session' | 'fenced' | 'epoch_ahead' | 'checksum_mismatch' | 'duplicate' | 'already_applied';
+export type { RequestCheckKind };
 
 function fullConfig(input: DriverOptions['config']): ConsensusConfig {
   const c = input as ConsensusConfig;
@@ -128,7 +127,7 @@ export class MetadataDriver extends GroupDriver {
       },
       loggedOut: (client) => {
         // The core advances commit_min right after the state machine's part of the apply.
-        if (live.replica !== null) options.hooks?.applied?.(logoutApplied(METADATA_GROUP_ID, live.replica.core.commitMin + 1, client));
+        if (live.replica !== null) options.hooks?.applied?.(logoutApplied(METADATA_GROUP_ID, live.replica.role.commitMin + 1, client));
       },
     });
     const replica = new Replica({
@@ -152,22 +151,18 @@ export class MetadataDriver extends GroupDriver {
 
   /** §7.3 preflight without side effects: `new` means the request needs admission. */
   checkRequest(request: Pick<ClientRequest, 'client' | 'session' | 'request' | 'requestChecksum'>): RequestCheckKind {
-    const c = this.replica.core;
-    const table = c.clientTable;
-    assert(table !== null, 'metadata core without a client table');
-    if (c.pipeline.hasClient(request.client) || !c.isCaughtUpPrimary()) return 'not_ready';
-    return table.check(request.client, request.session, request.request, request.requestChecksum).kind;
+    return this.replica.checkRequest(request);
   }
 
   /** The user a client's session is bound to (the committed Register), or null. */
   sessionUser(client: bigint): { readonly userId: number; readonly epoch: bigint } | null {
-    const entry = this.replica.core.clientTable?.get(client);
-    return entry === undefined ? null : { userId: entry.userId, epoch: entry.epoch };
+    const session = this.replica.clientSession(client);
+    return session === null ? null : { userId: session.userId, epoch: session.epoch };
   }
 
   /** Acting primary, Normal, not transferring, commit_min == commit_max (§4.3): may admit and propose. */
   get caughtUpPrimary(): boolean {
-    return this.replica.core.isCaughtUpPrimary();
+    return this.replica.role.caughtUpPrimary;
   }
 
   /** The CURRENT metadata state (a state-transfer install replaces it: do not cache across turns). */

@@ -338,7 +338,7 @@ export class MetadataHost {
         session.epoch = bound.epoch;
         if (session.inFlight !== null) session.inFlight.sentAt = -Infinity;
       }
-      const entry = driver.replica.core.clientTable?.get(session.client);
+      const entry = driver.replica.clientSession(session.client);
       const watermark = entry?.watermark ?? 0n;
       if (session.inFlight !== null && watermark >= session.inFlight.request) {
         this.#pending.delete(session.inFlight.key);

@@ -35,6 +35,7 @@ import { syncFile } from './metadata-driver.js';
 import { PartitionAdapter, type StorageWork } from './partition-adapter.js';
 import type { DriverOptions, OpenResult } from './ports.js';
 import { TransferStaging } from './transfer-staging.js';
+import { preferredPrimary } from './leadership.js';
 
 export interface PartitionDriverOptions extends DriverOptions {
   /** The partition directory (`DataDirLayout.partitionDir`). */
@@ -208,9 +209,13 @@ export class PartitionDriver extends GroupDriver {
       consumers: offsets.consumers.map((e) => [e.id, e.offset] as const),
       groups: offsets.groups.map((e) => [e.id, e.offset] as const),
     }, BigInt(frontier.op));
-    const durable: DurableVsrState | null = sb === null ? null : {
-      view: sb.view, logView: sb.logView, commitMax: Number(sb.commitMax), checkpointOp: 0, checkpointChecksum: 0n,
-    };
+    // A brand-new group starts in the view its preferred replica leads (leadership.ts), the same
+    // on every replica; that view is written down before the core may speak in it.
+    const initialView = priorState ? 0 : preferredPrimary(options.group, config.replicaCount);
+    const durable: DurableVsrState | null = sb === null
+      ? (initialView === 0 ? null : { view: initialView, logView: initialView, commitMax: 0, checkpointOp: 0, checkpointChecksum: 0n })
+      : { view: sb.view, logView: sb.logView, commitMax: Number(sb.commitMax), checkpointOp: 0, checkpointChecksum: 0n };
+    if (sb === null && durable !== null) rewrite = true;
     const live: { on: boolean } = { on: false };
     const adapter = new PartitionAdapter(state, options.group, frontier.op, {
       applied: (op) => {

@@ -21,12 +21,15 @@ describe('channel envelope', () => {
   const cases: ChannelMessage[] = [
     {
       kind: 'client_request', route: RequestRoute.poll, token, group: (5n << 32n) | (2n << 20n) | 7n, userId: 42,
-      metadataOp: 1n << 40n, hostValue: (1n << 32n) | 17n, header, body: Uint8Array.of(1, 2, 3),
+      metadataOp: 1n << 40n, hostValue: (1n << 32n) | 17n, fenceOp: 0n, forwarded: false, header, body: Uint8Array.of(1, 2, 3),
     },
-    { kind: 'client_request', route: RequestRoute.submit, token, group: 1n << 63n, userId: 0, metadataOp: 0n, hostValue: 0n, header, body: new Uint8Array(0) },
-    { kind: 'reply', token, frame: Uint8Array.of(9, 9, 9), completes: true },
-    { kind: 'reply', token, frame: null, completes: true },
-    { kind: 'reply', token, frame: Uint8Array.of(1), completes: false },
+    {
+      kind: 'client_request', route: RequestRoute.submit, token, group: 1n << 63n, userId: 0, metadataOp: 0n, hostValue: 0n,
+      fenceOp: (1n << 50n) + 3n, forwarded: true, header, body: new Uint8Array(0),
+    },
+    { kind: 'reply', token, group: (5n << 32n) | 1n, frame: Uint8Array.of(9, 9, 9), completes: true },
+    { kind: 'reply', token, group: 0n, frame: null, completes: true },
+    { kind: 'reply', token, group: 1n << 63n, frame: Uint8Array.of(1), completes: false },
     { kind: 'metadata_commit', op: 77n, operation: 128, timestamp: 1_700_000_000_000_000n, userId: 3, client: (1n << 127n) | 5n, body: Uint8Array.of(4, 5) },
     { kind: 'metadata_snapshot', op: 12n, snapshot: Uint8Array.of(0x93, 1, 2) },
     { kind: 'session_submit', session: 'register', token, client: 0x0123456789abcdeffedcba9876543210n, userId: 1, epoch: 0n, request: 0n },

@@ -27,7 +27,7 @@ function pair(capacityBytes: number): { a: Channels; b: Channels; received: { to
 }
 
 function reply(token: number, size: number): ChannelMessage {
-  return { kind: 'reply', token, frame: Uint8Array.from({ length: size }, (_, i) => (i * 31 + token) & 0xff), completes: true };
+  return { kind: 'reply', token, group: 0n, frame: Uint8Array.from({ length: size }, (_, i) => (i * 31 + token) & 0xff), completes: true };
 }
 
 async function until(predicate: () => boolean): Promise<void> {

@@ -18,7 +18,7 @@ describe('built-in defaults (no file, no env)', () => {
     expect(config.system.stream.path).toBe('streams');
     expect(config.system.topic.path).toBe('topics');
     expect(config.system.partition.path).toBe('partitions');
-    expect(config.root).toEqual({ username: 'iggy', password: 'iggy' });
+    expect(config.root).toEqual({ username: 'iggy', password: null, fromDefaultFlag: false });
     expect(config.cluster.enabled).toBe(false);
     expect(config.cluster.nodes).toEqual([]);
     expect(config.node).toEqual({
@@ -317,14 +317,29 @@ describe('environment overrides', () => {
 
   it('read the root credentials as a pair', () => {
     const { config } = loadOk({ env: { IGGY_ROOT_USERNAME: 'admin', IGGY_ROOT_PASSWORD: 'secret-pass' } });
-    expect(config.root).toEqual({ username: 'admin', password: 'secret-pass' });
+    expect(config.root).toEqual({ username: 'admin', password: 'secret-pass', fromDefaultFlag: false });
     expect(loadOk({ env: { IGGY_ROOT_USERNAME: 'admin', SHOAL_ROOT_PASSWORD: 'secret-pass' } }).config.root.username).toBe('admin');
     expectError({ env: { IGGY_ROOT_USERNAME: 'admin' } }, 'root.password', 'IGGY_ROOT_PASSWORD is not', 'as a pair');
     expectError({ env: { IGGY_ROOT_PASSWORD: 'secret-pass' } }, 'root.username', 'as a pair');
   });
 
   it('can also come from the [root] section of the file', () => {
-    expect(loadOk({ file: '[root]\nusername = "boss"\npassword = "hunter22"\n' }).config.root).toEqual({ username: 'boss', password: 'hunter22' });
+    expect(loadOk({ file: '[root]\nusername = "boss"\npassword = "hunter22"\n' }).config.root).toEqual({ username: 'boss', password: 'hunter22', fromDefaultFlag: false });
+    // A user without a password: the node generates one when it creates the user.
+    expect(loadOk({ file: '[root]\nusername = "boss"\n' }).config.root).toEqual({ username: 'boss', password: null, fromDefaultFlag: false });
+  });
+
+  it('default to no password (generated on creation), never to iggy / iggy', () => {
+    expect(loadOk().config.root).toEqual({ username: 'iggy', password: null, fromDefaultFlag: false });
+  });
+
+  it('--with-default-root-credentials fills what nobody gave with iggy; the environment still wins', () => {
+    const flag = { withDefaultRootCredentials: true } as const;
+    expect(loadOk({ flags: flag }).config.root).toEqual({ username: 'iggy', password: 'iggy', fromDefaultFlag: true });
+    expect(loadOk({ flags: flag, env: { IGGY_ROOT_USERNAME: 'admin', IGGY_ROOT_PASSWORD: 'secret-pass' } }).config.root)
+      .toEqual({ username: 'admin', password: 'secret-pass', fromDefaultFlag: false });
+    // Half a pair plus the flag: the flag supplies the other half (as the reference).
+    expect(loadOk({ flags: flag, env: { IGGY_ROOT_USERNAME: 'admin' } }).config.root).toEqual({ username: 'admin', password: 'iggy', fromDefaultFlag: true });
   });
 });
 
@@ -433,6 +448,6 @@ describe('rendering for the startup log', () => {
 
   it('renders the defaults so that they load back unchanged', () => {
     const { config } = loadOk();
-    expect(loadOk({ file: renderConfig(redactConfig(config)), env: { IGGY_ROOT_PASSWORD: 'iggy', IGGY_ROOT_USERNAME: 'iggy' } }).config).toEqual(config);
+    expect(loadOk({ file: renderConfig(redactConfig(config)) }).config).toEqual(config);
   });
 });

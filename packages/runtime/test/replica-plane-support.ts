@@ -3,10 +3,7 @@
  * sockets that speak the handshake by hand, frames, and waiting.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   Command,
   METADATA_GROUP,
@@ -14,6 +11,7 @@ import {
   encodeFrame,
   sealHeader,
 } from '@shoal/protocol';
+import { loadVectorFile } from '../../../test/support/fixtures.js';
 import type { MessageBusConfig } from '../src/config/index.js';
 import {
   ReplicaPlane,
@@ -261,18 +259,9 @@ export function nonce(): Uint8Array {
 // ---------------------------------------------------------------------------------------------
 // Vectors.
 
-/** shared/vectors beside the checkout, or SHOAL_VECTORS. */
-export function vectorsDir(): string {
-  const fromEnv = process.env['SHOAL_VECTORS'];
-  if (fromEnv !== undefined && fromEnv !== '') return resolve(fromEnv);
-  const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-  const candidate = resolve(repoRoot, '../shared/vectors');
-  if (!existsSync(candidate)) throw new Error(`vectors folder not found at ${candidate}; set SHOAL_VECTORS`);
-  return candidate;
-}
-
+/** A golden vector file (test/fixtures/vectors, or SHOAL_VECTORS). */
 export function loadVectors(file: string): unknown {
-  return JSON.parse(readFileSync(join(vectorsDir(), file), 'utf8'));
+  return loadVectorFile(file);
 }
 
 export function fromHex(hex: string): Uint8Array {

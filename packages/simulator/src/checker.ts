@@ -170,7 +170,7 @@ export class Checker {
 
   /** Within a life: view, commit_min and commit_max never go back. */
   sample(node: number, group: bigint, replica: Replica): void {
-    const s = replica.core ?? replica.status;
+    const s = replica.role;
     const map = this.#watermarks[node] as Map<bigint, Watermarks>;
     const w = map.get(group);
     if (w !== undefined) {

@@ -12,6 +12,8 @@
  *   isolate      crash a replica, and while it catches up after its restart, isolate another one
  *                for 2,500+ ticks (a stalled view change with an abstaining voter)
  *   cluster kill every replica killed at once (only where no kill can lose an acknowledged op)
+ *   pause        a replica's process stops (SIGSTOP, a long GC pause): it neither runs nor reads;
+ *                frames to it wait and its peers' per-peer queues back up until they overrun
  *
  * The one bound: at most `lossBudget` (max(1, f)) replicas may be *lossy* at once: down after a
  * crash that may have lost writes it acknowledged, or restarted after one and not caught up yet.
@@ -20,7 +22,7 @@
  * survives a kill. Beyond that bound an acknowledged op may legitimately be lost; within it every
  * checker must hold. Crashes that lose nothing overlap freely.
  */
-import { METADATA_GROUP_ID } from '@shoal/consensus';
+import { METADATA_GROUP_ID, type ReplicaRole } from '@shoal/consensus';
 import type { Prng } from '@shoal/stdx';
 import type { Marks } from './marks.js';
 import type { Network } from './network.js';
@@ -59,6 +61,8 @@ interface Life {
   lossy: boolean;
   /** Restarted and not caught up: per group, the commit it must reach. */
   recovering: Map<bigint, number> | null;
+  /** Paused until this tick; -1 when running. */
+  pausedUntil: number;
 }
 
 interface Rolling {
@@ -90,7 +94,7 @@ export class Faults {
   constructor(host: FaultHost, prng: Prng) {
     this.#host = host;
     this.#p = prng;
-    this.#lives = host.nodes.map(() => ({ downUntil: -1, lossy: false, recovering: null }));
+    this.#lives = host.nodes.map(() => ({ downUntil: -1, lossy: false, recovering: null, pausedUntil: -1 }));
   }
 
   get lossBudget(): number {
@@ -99,6 +103,10 @@ export class Faults {
 
   isDown(index: number): boolean {
     return (this.#lives[index] as Life).downUntil >= 0;
+  }
+
+  isPaused(index: number): boolean {
+    return (this.#lives[index] as Life).pausedUntil >= 0;
   }
 
   isRecovering(index: number): boolean {
@@ -132,7 +140,7 @@ export class Faults {
       for (const n of this.#host.nodes) {
         const entry = n.partitions.values().next().value;
         if (entry !== undefined) {
-          this.#partitionJournalDurable = entry.driver.replica.core.plane.journalDurable;
+          this.#partitionJournalDurable = entry.driver.replica.role.journalDurable;
           break;
         }
       }
@@ -153,6 +161,7 @@ export class Faults {
       if (this.#rolling === null && o.rollingRestartProbability > 0 && p.float() < o.rollingRestartProbability) this.#startRolling();
       if (this.#isolate === null && o.isolateAfterRestartProbability > 0 && p.float() < o.isolateAfterRestartProbability) this.#startIsolate();
       if (o.clusterKillProbability > 0 && p.float() < o.clusterKillProbability) this.#clusterKill();
+      if (o.pauseProbability > 0 && p.float() < o.pauseProbability) this.#pause();
       this.#advanceRolling();
       this.#advanceIsolate();
       if (this.#partitionUntil < 0) {
@@ -249,6 +258,32 @@ export class Faults {
     for (const node of nodes) this.crash(node, 'process', this.#downTicks());
   }
 
+  #pause(): void {
+    const running = this.#host.nodes.filter((x) => x.up && !this.isPaused(x.index));
+    if (running.length === 0) return;
+    const node = this.#p.pick(running);
+    this.pause(node.index, 1 + exponential(this.#p, this.#host.options.pauseMeanTicks));
+  }
+
+  /** Pauses replica `index`'s process for `ticks` (scenario tests call it directly). */
+  pause(index: number, ticks: number): void {
+    const node = this.#host.nodes[index] as SimNode;
+    if (!node.up || this.isPaused(index)) return;
+    (this.#lives[index] as Life).pausedUntil = this.#host.tick + ticks;
+    this.#host.network.setClogged(index, true);
+    this.#host.marks.hit('fault.process_pause');
+    this.#host.trace.mix(10, index, ticks);
+    this.#host.timeline?.fault(this.#host.tick, index, 'pause', `${ticks} ticks`);
+  }
+
+  #resume(index: number): void {
+    const life = this.#lives[index] as Life;
+    if (life.pausedUntil < 0) return;
+    life.pausedUntil = -1;
+    this.#host.network.setClogged(index, false);
+    this.#host.timeline?.fault(this.#host.tick, index, 'resume', '');
+  }
+
   #downTicks(): number {
     return 1 + exponential(this.#p, this.#host.options.downMeanTicks);
   }
@@ -274,6 +309,7 @@ export class Faults {
       if (busy === 'transfer') marks.hit('fault.crash_during_transfer');
     }
     const lossy = this.#lossy(node, kind);
+    this.#resume(node.index);
     host.crashing(node, kind);
     host.trace.mix(7, node.index, kind === 'power' ? 1 : 0);
     host.timeline?.fault(host.tick, node.index, kind === 'power' ? 'power loss' : 'kill', lossy ? 'lossy' : '');
@@ -294,12 +330,13 @@ export class Faults {
     life.recovering = null;
   }
 
-  /** Restarts every replica whose downtime is over. */
+  /** Restarts every replica whose downtime is over; resumes every pause that is over. */
   restartDue(): void {
     const now = this.#host.tick;
     for (let i = 0; i < this.#lives.length; i++) {
       const life = this.#lives[i] as Life;
       if (life.downUntil >= 0 && life.downUntil <= now) this.restart(i);
+      if (life.pausedUntil >= 0 && life.pausedUntil <= now) this.#resume(i);
     }
   }
 
@@ -386,6 +423,7 @@ export class Faults {
     this.#healPartition();
     this.#rolling = null;
     this.#isolate = null;
+    for (let i = 0; i < this.#lives.length; i++) this.#resume(i);
     for (let i = 0; i < this.#lives.length; i++) {
       if (keepDown.has(i)) continue;
       if ((this.#lives[i] as Life).downUntil >= 0 && (this.#host.nodes[i] as SimNode).dead === null) this.restart(i);
@@ -427,17 +465,20 @@ export class Faults {
   }
 }
 
-/** What a replica is busy with, if anything worth crashing it in: journal repair or a state transfer. */
+/**
+ * What a replica is busy with, if anything worth crashing it in: a state transfer, or journal
+ * repair (normal status, behind its commit_max: it is fetching committed ops from a peer).
+ */
 export function activity(node: SimNode): 'repair' | 'transfer' | null {
   if (!node.up || node.metadata === null) return null;
   let repairing = false;
-  const look = (core: { readonly transfer: { readonly stage: string }; readonly repair: unknown }): 'transfer' | null => {
-    if (core.transfer.stage !== 'idle') return 'transfer';
-    if (core.repair !== null) repairing = true;
+  const look = (role: ReplicaRole): 'transfer' | null => {
+    if (role.transferring) return 'transfer';
+    if (role.normal && role.commitMin < role.commitMax) repairing = true;
     return null;
   };
-  if (look(node.metadata.replica.core) !== null) return 'transfer';
-  for (const entry of node.partitions.values()) if (look(entry.driver.replica.core) !== null) return 'transfer';
+  if (look(node.metadata.replica.role) !== null) return 'transfer';
+  for (const entry of node.partitions.values()) if (look(entry.driver.replica.role) !== null) return 'transfer';
   return repairing ? 'repair' : null;
 }
 
@@ -446,10 +487,10 @@ function caughtUp(node: SimNode, targets: Map<bigint, number>, nodes: readonly S
   for (const [group, target] of targets) {
     const driver = group === METADATA_GROUP_ID ? node.metadata : node.partitions.get(group)?.driver;
     if (driver === undefined) return false;
-    if (driver.replica.core.commitMin < target) return false;
+    if (driver.replica.role.commitMin < target) return false;
   }
-  if (node.metadata.replica.core.journalIncomplete) return false;
-  for (const entry of node.partitions.values()) if (entry.driver.replica.core.journalIncomplete) return false;
+  if (node.metadata.replica.role.journalIncomplete) return false;
+  for (const entry of node.partitions.values()) if (entry.driver.replica.role.journalIncomplete) return false;
   for (const other of nodes) {
     if (other === node || !other.up) continue;
     for (const group of other.partitions.keys()) if (!node.partitions.has(group)) return false;

@@ -85,6 +85,8 @@ export class Network {
   /** Directed replica links currently cut: blocked[from * endpoints + to]. */
   readonly #blocked: Uint8Array;
   readonly #down: Uint8Array;
+  /** Endpoints whose process is paused: nothing leaves their queues, nothing is read (held, not lost). */
+  readonly #clogged: Uint8Array;
   /** Test/debug: the down flags. */
   get downFlags(): readonly number[] { return [...this.#down]; }
   /** FIFO mode: the due tick of the last packet queued per link (a later one is never due earlier). */
@@ -103,6 +105,7 @@ export class Network {
     this.#links = Array.from({ length: this.endpoints * this.endpoints }, () => []);
     this.#blocked = new Uint8Array(this.endpoints * this.endpoints);
     this.#down = new Uint8Array(this.endpoints);
+    this.#clogged = new Uint8Array(this.endpoints);
     this.#lastDue = new Float64Array(this.endpoints * this.endpoints);
     this.#outbox = Array.from({ length: replicas * replicas }, () => []);
   }
@@ -138,9 +141,10 @@ export class Network {
     const budget = this.faults.linkBytesPerTick ?? 0;
     const n = this.replicas;
     for (let from = 0; from < n; from++) {
+      if (this.#clogged[from] === 1) continue;
       for (let to = 0; to < n; to++) {
         const queue = this.#outbox[from * n + to] as Uint8Array[];
-        if (queue.length === 0) continue;
+        if (queue.length === 0 || this.#clogged[to] === 1) continue; // the peer reads nothing: TCP backpressure
         let taken = 0;
         let bytes = 0;
         while (taken < queue.length && (budget <= 0 || taken === 0 || bytes + (queue[taken] as Uint8Array).length <= budget)) {
@@ -173,7 +177,7 @@ export class Network {
       let kept = 0;
       for (let j = 0; j < link.length; j++) {
         const p = link[j] as Packet;
-        if (p.due <= now) ready.push(p);
+        if (p.due <= now && this.#clogged[p.to] !== 1) ready.push(p);
         else link[kept++] = p;
       }
       link.length = kept;
@@ -203,6 +207,14 @@ export class Network {
       out.push(frame === p.frame ? p : { from: p.from, to: p.to, frame, due: p.due });
     }
     return out;
+  }
+
+  /**
+   * A paused process (SIGSTOP, a long GC pause): its queues stop draining, frames for it wait in
+   * the network (they are delivered when it resumes), and its peers' queues toward it back up.
+   */
+  setClogged(endpoint: number, clogged: boolean): void {
+    this.#clogged[endpoint] = clogged ? 1 : 0;
   }
 
   /** Cuts (or heals) the directed replica link from → to. */

@@ -35,6 +35,9 @@ export interface SimulationOptions {
   readonly isolateAfterRestartProbability: number;
   /** Per tick: probability to kill every replica at once (only when no kill can lose an ack). */
   readonly clusterKillProbability: number;
+  /** Per tick: probability to pause a replica's process (it neither runs nor reads). */
+  readonly pauseProbability: number;
+  readonly pauseMeanTicks: number;
   /** Mean ticks a crashed replica stays down. */
   readonly downMeanTicks: number;
   /**
@@ -79,6 +82,8 @@ export function calmOptions(seed: number, replicas: number, overrides: Partial<S
     rollingRestartProbability: 0,
     isolateAfterRestartProbability: 0,
     clusterKillProbability: 0,
+    pauseProbability: 0,
+    pauseMeanTicks: 300,
     downMeanTicks: 200,
     degraded: 'none',
     degradedTicks: 1500,
@@ -146,6 +151,8 @@ export function optionsForSeed(seed: number, replicas = 3, overrides: Partial<Si
     rollingRestartProbability: overlap ? pick([0, 0.0005, 0.001]) : 0,
     isolateAfterRestartProbability: long ? pick([0.0005, 0.001, 0.002]) : 0,
     clusterKillProbability: overlap ? pick([0, 0.0003]) : 0,
+    pauseProbability: wide ? pick([0.001, 0.002]) : long ? 0 : pick([0, 0, 0.0005, 0.001]),
+    pauseMeanTicks: wide ? pick([400, 800]) : pick([100, 300, 600]),
     downMeanTicks: pick([50, 200, 600]),
     degraded: f === 0 ? 'none' : pick(['none', 'none', 'none', 'permanent', 'permanent', 'restored']),
     degradedTicks: p.range(200, 600),

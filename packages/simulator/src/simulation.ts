@@ -21,7 +21,7 @@
  *                  the model, every acked batch readable on every live replica, consumer offsets
  *                  (offsets.ts)
  */
-import { METADATA_GROUP_ID, type Completion } from '@shoal/consensus';
+import { METADATA_GROUP_ID, type Completion, type ReplicaRole } from '@shoal/consensus';
 import { packPartitionGroup, unpackPartitionGroup } from '@shoal/protocol';
 import type { AppliedOp, InstalledSnapshot } from '@shoal/replica';
 import type { Prng } from '@shoal/stdx';
@@ -76,9 +76,6 @@ export interface SimulationHooks {
   /** Runs after the liveness phase, before the final checks. */
   readonly beforeFinalChecks?: (sim: Simulation) => void;
 }
-
-/** Core marks too frequent to draw one point each on a timeline (partition plane). */
-const NOISY_MARKS = new Set(['core.view_change', 'core.view_start', 'core.view_adopt', 'core.transfer_request', 'core.transfer_install', 'core.truncate_reconcile']);
 
 export class Simulation {
   readonly options: SimulationOptions;
@@ -171,7 +168,7 @@ export class Simulation {
       options, nodes: this.nodes, network: this.network, marks: this.marks, trace: this.trace, timeline, faulty: this.#faulty,
       get tick(): number { return sim.#tick; },
       boot: (node: SimNode): void => this.#boot(node),
-      crashing: (node: SimNode, _kind: CrashKind): void => this.checker.crashed(node.index, node.metadata?.replica.core.sb.durable?.view ?? 0),
+      crashing: (node: SimNode, _kind: CrashKind): void => this.checker.crashed(node.index, node.metadata?.replica.role.durableView ?? 0),
     }, stream(seed, Salt.faults));
   }
 
@@ -223,7 +220,7 @@ export class Simulation {
         (this.clients[p.to - n] as SimClient).deliver(p.frame);
       }
     }
-    for (const node of this.nodes) node.tick();
+    for (const node of this.nodes) if (!this.faults.isPaused(node.index)) node.tick();
     for (const client of this.clients) client.tick();
     if (this.#phase === 'safety') this.faults.step();
     this.faults.restartDue();
@@ -252,15 +249,8 @@ export class Simulation {
 
   #onEvent(node: number, group: bigint, name: string, detail: string): void {
     const plane = group === METADATA_GROUP_ID ? 'metadata' : 'partition';
-    const before = this.timeline === null ? null : this.marks.toRecord();
-    this.marks.event(plane, name, detail);
-    if (this.timeline === null || before === null) return;
-    const after = this.marks.toRecord();
-    for (const [mark, count] of Object.entries(after)) {
-      if (count === before[mark]) continue;
-      if (plane === 'partition' && NOISY_MARKS.has(mark.split('@')[0] as string)) continue;
-      this.timeline.mark(this.#tick, node, mark, `${plane === 'metadata' ? 'metadata' : group.toString(16)}: ${name} ${detail}`);
-    }
+    const mark = this.marks.event(plane, name, detail);
+    if (mark !== null) this.timeline?.mark(this.#tick, node, `core.${mark}@${plane}`, `${plane === 'metadata' ? 'metadata' : group.toString(16)}: ${detail}`);
   }
 
   #onAck(r: AckRecord): void {
@@ -354,8 +344,8 @@ export class Simulation {
         timeline.status(this.#tick, node.index, null);
         continue;
       }
-      const c = m.replica.core;
-      timeline.status(this.#tick, node.index, { status: c.ceded && c.status === 'normal' ? 'recovering' : c.status, view: c.view, primary: c.isActingPrimary() });
+      const c = m.replica.role;
+      timeline.status(this.#tick, node.index, { status: c.ceded && c.normal ? 'recovering' : c.status, view: c.view, primary: c.actingPrimary });
     }
   }
 
@@ -382,8 +372,8 @@ export class Simulation {
         const driver = group === METADATA_GROUP_ID ? node.metadata : node.partitions.get(group)?.driver;
         if (driver === undefined || driver === null) return false;
         // Nothing pending: every op any replica holds is committed and applied everywhere.
-        const s = driver.replica.core; // (the status getter also lists the journal: too slow per tick)
-        if (s.status !== 'normal' || s.commitMin !== s.commitMax || s.commitMax !== s.op || s.transfer.stage !== 'idle') return false;
+        const s = driver.replica.role; // (the status getter also lists the journal: too slow per tick)
+        if (!s.normal || s.commitMin !== s.commitMax || s.commitMax !== s.op || s.transferring) return false;
         if (commit === -1) commit = s.commitMin;
         else if (commit !== s.commitMin) return false;
       }
@@ -410,28 +400,26 @@ export class Simulation {
     for (const node of this.#live()) {
       const m = (node.metadata as NonNullable<typeof node.metadata>).replica;
       this.checker.sample(node.index, METADATA_GROUP_ID, m);
-      this.#watchViewChange(node.index, METADATA_GROUP_ID, m.core, 'metadata');
+      this.#watchViewChange(node.index, METADATA_GROUP_ID, m.role, 'metadata');
       let inViewChange = 0;
       for (const [group, entry] of node.partitions) {
         this.checker.sample(node.index, node.key(group, entry.createdRevision), entry.driver.replica);
-        const core = entry.driver.replica.core;
-        if (core.status === 'view_change') inViewChange++;
-        this.#watchViewChange(node.index, group, core, 'partition');
+        const role = entry.driver.replica.role;
+        if (role.status === 'view_change') inViewChange++;
+        this.#watchViewChange(node.index, group, role, 'partition');
       }
       this.#maxGroups = Math.max(this.#maxGroups, node.partitions.size);
       this.timeline?.groups(this.#tick, node.index, node.partitions.size, inViewChange);
     }
   }
 
-  /** Coverage of the view-change stages: abstaining voters, view changes stalled past the fallback votes. */
-  #watchViewChange(node: number, group: bigint, core: { readonly status: string; readonly journalIncomplete: boolean; readonly votesBlind: boolean },
-    plane: 'metadata' | 'partition'): void {
+  /** View changes stalled past the fallback votes (2,000 ticks on one replica). */
+  #watchViewChange(node: number, group: bigint, role: ReplicaRole, plane: 'metadata' | 'partition'): void {
     const since = this.#viewChangeSince[node] as Map<bigint, number>;
-    if (core.status !== 'view_change') {
+    if (role.status !== 'view_change') {
       if (since.size > 0) since.delete(group);
       return;
     }
-    if (core.journalIncomplete && !core.votesBlind) this.marks.hit(`core.vote_abstain@${plane}`);
     const start = since.get(group);
     if (start === undefined) since.set(group, this.#tick);
     else if (this.#tick - start === LONG_PARTITION_TICKS - (LONG_PARTITION_TICKS % this.options.sampleEveryTicks)) {
@@ -465,8 +453,7 @@ export class Simulation {
         if (!group.ok) continue;
         const entry = node.partitions.get(group.value);
         if (entry === undefined) continue; // refused on a faulty disk (#checkPartitions judged it)
-        const core = entry.driver.replica.core;
-        this.offsets.checkState(node.index, node.key(group.value, entry.createdRevision), partitionId, core.commitMin, entry.driver.state);
+        this.offsets.checkState(node.index, node.key(group.value, entry.createdRevision), partitionId, entry.driver.replica.role.commitMin, entry.driver.state);
       }
     }
     if (this.offsets.checked > 0 && this.offsets.acknowledged > 0) this.marks.hit('check.consumer_offsets');

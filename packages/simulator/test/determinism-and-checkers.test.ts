@@ -93,7 +93,7 @@ describe('checker self-tests (injected bugs must be caught)', () => {
 
   it('a replica whose view or commit goes back fails the watermark check', () => {
     const checker = new Checker(3);
-    const replica = (view: number, commitMin: number, commitMax: number) => ({ status: { view, commitMin, commitMax } }) as unknown as Replica;
+    const replica = (view: number, commitMin: number, commitMax: number) => ({ role: { view, commitMin, commitMax } }) as unknown as Replica;
     checker.sample(1, 5n, replica(3, 10, 12));
     checker.sample(1, 5n, replica(3, 11, 12));
     expect(() => checker.sample(1, 5n, replica(2, 11, 12))).toThrow(/view went back from 3 to 2/);

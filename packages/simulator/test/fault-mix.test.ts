@@ -72,14 +72,17 @@ describe('fault mix', () => {
     expect(sim.nodes.every((n) => n.up)).toBe(true);
   }, 60_000);
 
-  it('64 partition groups, bursts and a slow link overrun the per-peer queue; consumer offsets are checked', () => {
+  it('64 partition groups, bursts and a paused replica overrun the per-peer queue; consumer offsets are checked', () => {
     const { result } = run(calmOptions(46, 3, {
-      safetyTicks: 700, clients: 10, crashProbability: 0.004, partitionProbability: 0.005, unpartitionProbability: 0.005, powerShare: 0,
+      safetyTicks: 1200, clients: 10, crashProbability: 0.002, powerShare: 0,
       network: { delayMinTicks: 1, delayMeanTicks: 1, lossProbability: 0, duplicateProbability: 0, corruptProbability: 0, linkCapacity: 256, linkBytesPerTick: 4 * 1024 },
       workload: { dataPartitions: 64, metadataShare: 0.05, messagesMax: 4, offsetShare: 0.2, burst: true },
-    }));
+    }), (sim) => {
+      if (sim.tick === 300) sim.faults.pause(1, 700);
+    });
     expect(result.ok, result.failure ?? '').toBe(true);
     expect(result.marks['workload.groups_64']).toBe(1);
+    expect(result.marks['fault.process_pause']).toBeGreaterThan(0);
     expect(result.marks['fault.peer_queue_overrun']).toBeGreaterThan(0);
     expect(result.marks['check.consumer_offsets']).toBe(1);
     expect(result.stats.network.queueDropped).toBe(result.marks['fault.peer_queue_overrun']);

@@ -128,7 +128,8 @@ export function removeClientEverywhere(model: MetadataModel, clientId: bigint): 
   return changed;
 }
 
-export function groupDetails(topic: Topic, group: ConsumerGroup, partitionsCount = topic.partitions.length): ConsumerGroupDetails {
+export function groupDetails(topic: Topic, group: ConsumerGroup): ConsumerGroupDetails {
+  const partitionsCount = topic.partitions.length;
   const members = [...group.members.values()].map((m) => ({ id: m.id, partitions: [...m.partitions] }));
   return { id: group.id, partitionsCount, membersCount: members.length, name: group.name, members };
 }
@@ -156,8 +157,9 @@ export function applyCreateConsumerGroup(model: MetadataModel, body: Uint8Array,
   const group: ConsumerGroup = { id, generation: 0n, name: req.value.name, members: new IdTable<GroupMember>() };
   r.topic.consumerGroups.set(id, group);
   r.topic.groupIndex.set(group.name, id);
-  // The reference's create reply reports partitions_count 0 and no members.
-  return accepted(createConsumerGroupCommand.encodeResponse(groupDetails(r.topic, group, 0)));
+  // The reference's create reply is the new group's details: the topic's partition count, no
+  // members (core/metadata/src/stm/consumer_group.rs, CreateConsumerGroupRequest::apply).
+  return accepted(createConsumerGroupCommand.encodeResponse(groupDetails(r.topic, group)));
 }
 
 export function applyDeleteConsumerGroup(model: MetadataModel, body: Uint8Array, ctx: ApplyContext): Outcome {

@@ -16,7 +16,7 @@ import {
 import { tokensOf } from './personal-access-tokens.js';
 import { describeOptions } from './topic-options.js';
 import { topicDetails, topicInfo } from './topics.js';
-import { userDetails } from './users.js';
+import { userDetails, userInfo } from './users.js';
 
 /**
  * Non-replicated commands, answered from local state (any replica). Each returns the exact
@@ -143,9 +143,7 @@ export function answerRead(state: MetadataState, req: ReadRequest): Outcome {
     }
     case CommandCode.GetUsers: {
       if (!canReadUsers(actor)) return rejected(ErrorCode.Unauthorized);
-      return accepted(getUsersCommand.encodeResponse([...m.users.values()].map((u) => ({
-        id: u.id, createdAt: u.createdAt, status: u.status, username: u.username,
-      }))));
+      return accepted(getUsersCommand.encodeResponse([...m.users.values()].map(userInfo)));
     }
     case CommandCode.GetPersonalAccessTokens:
       if (actor === undefined) return rejected(ErrorCode.Unauthenticated);

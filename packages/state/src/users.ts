@@ -1,13 +1,14 @@
 import {
-  ErrorCode, type Permissions, type UserDetails, changePasswordCommand, createUserCommand, deleteUserCommand,
+  ErrorCode, type Permissions, type UserDetails, type UserInfo, changePasswordCommand, createUserCommand, deleteUserCommand,
   updatePermissionsCommand, updateUserCommand,
 } from '@shoal/protocol';
 import { type ApplyContext, findUser } from './lookup.js';
-import { type MetadataModel, type User, UserStatusCode } from './model.js';
+import { type MetadataModel, type User, UserStatusCode, sortedOptions } from './model.js';
 import { isValidUsername } from './names.js';
 import { NotFound, type Outcome, accepted, rejected } from './outcome.js';
 import { ALL_PERMISSIONS, ROOT_USER_ID, canManageUsers } from './permissions.js';
 import { checkEmptyScope } from './topic-options.js';
+import { toOptionEntries } from './topics.js';
 
 /**
  * User operations (141..145). Bodies are the admitted forms: the password slots carry the host's
@@ -23,7 +24,17 @@ import { checkEmptyScope } from './topic-options.js';
 export const USER_ID_MAX = 0xffff_fffe;
 
 export function userDetails(user: User): UserDetails {
-  return { id: user.id, createdAt: user.createdAt, status: user.status, username: user.username, permissions: user.permissions };
+  return { ...userInfo(user), permissions: user.permissions };
+}
+
+/** The UserResponse of a user: its stored options are the ones the client sent at create. */
+export function userInfo(user: User): UserInfo {
+  return { id: user.id, createdAt: user.createdAt, status: user.status, username: user.username, options: toOptionEntries(sortedOptions(user.options)) };
+}
+
+/** A status code as the reference applies it: unknown codes create Active users and update nothing. */
+function knownStatus(status: number): number | null {
+  return status === UserStatusCode.Active || status === UserStatusCode.Inactive ? status : null;
 }
 
 export function applyCreateUser(model: MetadataModel, body: Uint8Array, ctx: ApplyContext): Outcome {
@@ -40,7 +51,7 @@ export function applyCreateUser(model: MetadataModel, body: Uint8Array, ctx: App
   const id = bootstrap ? ROOT_USER_ID : model.users.nextId();
   if (id > USER_ID_MAX) return rejected(ErrorCode.UsersLimitReached);
   const user: User = {
-    id, username: r.username, passwordHash: r.password, status: bootstrap ? UserStatusCode.Active : r.status,
+    id, username: r.username, passwordHash: r.password, status: bootstrap ? UserStatusCode.Active : (knownStatus(r.status) ?? UserStatusCode.Active),
     createdAt: ctx.timestamp, permissions: bootstrap ? ALL_PERMISSIONS : normalizePermissions(r.permissions), options: new Map(), tokens: new Map(),
   };
   model.users.insert(id, user);
@@ -67,7 +78,8 @@ export function applyUpdateUser(model: MetadataModel, body: Uint8Array, ctx: App
     user.username = username;
     model.userIndex.set(username, user.id);
   }
-  if (status !== null) user.status = status;
+  const newStatus = status === null ? null : knownStatus(status);
+  if (newStatus !== null) user.status = newStatus;
   return accepted();
 }
 

@@ -5,7 +5,9 @@
  *
  * With `proxies: true` every replica link goes through an in-test TCP proxy (test/support): node
  * a dials node b (a < b) at a proxy that forwards to b, so a test can partition, corrupt or cut
- * any one pair. The proxy is in node a's roster only (node b listens on its real port).
+ * any one pair. The proxy is in node a's roster only (node b listens on its real port). The
+ * client ports the nodes reach each other on (forwarded partition requests, docs/cluster.md) go
+ * through a proxy per ordered pair the same way, so `isolate` cuts a node off completely.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +17,7 @@ import { join } from 'node:path';
 import { ShoalClient, type ClientOptions, type ClusterView } from '@shoal/client';
 import { renderClusterConfig, type LocalNode } from '@shoal/server';
 import { TcpProxy } from '../../support/tcp-proxy.js';
-import { SERVER_BIN } from './server.js';
+import { DEFAULT_ROOT_FLAG, SERVER_BIN } from './server.js';
 
 export interface TestClusterOptions {
   readonly nodes?: number;
@@ -72,7 +74,8 @@ export class NodeProcess {
     const env: Record<string, string> = { ...(process.env as Record<string, string>) };
     delete env['NODE_OPTIONS'];
     delete env['VITEST'];
-    const child = spawn(process.execPath, [SERVER_BIN, '--config', configPath, '--replica-id', String(this.id), ...args], {
+    // The suite logs in as CREDENTIALS: every node gets them explicitly (a cluster's first boot needs them).
+    const child = spawn(process.execPath, [SERVER_BIN, '--config', configPath, '--replica-id', String(this.id), DEFAULT_ROOT_FLAG, ...args], {
       env, stdio: ['ignore', 'pipe', 'pipe'], cwd: dataDir,
     });
     this.child = child;
@@ -131,6 +134,8 @@ export class TestCluster {
   readonly #options: TestClusterOptions;
   /** `${a}-${b}` → proxy between dialer a and acceptor b. */
   readonly #proxies = new Map<string, TcpProxy>();
+  /** `${a}>${b}` → proxy node a reaches node b's client port through. */
+  readonly #clientProxies = new Map<string, TcpProxy>();
   readonly #clients: ShoalClient[] = [];
 
   private constructor(options: TestClusterOptions, ports: number[]) {
@@ -153,6 +158,9 @@ export class TestCluster {
         for (let a = 0; a < n; a++) {
           for (let b = a + 1; b < n; b++) {
             cluster.#proxies.set(`${a}-${b}`, await TcpProxy.start({ host: '127.0.0.1', port: cluster.replicaPorts[b] as number }));
+          }
+          for (let b = 0; b < n; b++) {
+            if (b !== a) cluster.#clientProxies.set(`${a}>${b}`, await TcpProxy.start({ host: '127.0.0.1', port: cluster.tcp[b] as number }));
           }
         }
       }
@@ -179,8 +187,9 @@ export class TestCluster {
   configFor(self: number): string {
     const nodes: LocalNode[] = this.nodes.map(({ id }) => {
       const proxy = id > self ? this.#proxies.get(`${self}-${id}`) : undefined;
+      const clientProxy = this.#clientProxies.get(`${self}>${id}`);
       return {
-        name: `node-${id}`, replicaId: id, ip: '127.0.0.1', tcp: this.tcp[id] as number, http: this.http[id] as number,
+        name: `node-${id}`, replicaId: id, ip: '127.0.0.1', tcp: clientProxy?.port ?? (this.tcp[id] as number), http: this.http[id] as number,
         tcpReplica: proxy?.port ?? (this.replicaPorts[id] as number),
       };
     });
@@ -217,11 +226,16 @@ export class TestCluster {
 
   /** Every link of node `id` held (a TCP stall both ways): the node is cut off from its peers. */
   isolate(id: number): void {
-    for (const other of this.nodes) if (other.id !== id) this.proxy(id, other.id).partition('both', 'hold');
+    for (const other of this.nodes) {
+      if (other.id === id) continue;
+      this.proxy(id, other.id).partition('both', 'hold');
+      this.#clientProxies.get(`${id}>${other.id}`)?.partition('both', 'hold');
+      this.#clientProxies.get(`${other.id}>${id}`)?.partition('both', 'hold');
+    }
   }
 
   heal(): void {
-    for (const proxy of this.#proxies.values()) proxy.heal();
+    for (const proxy of [...this.#proxies.values(), ...this.#clientProxies.values()]) proxy.heal();
   }
 
   /** A leader-aware client (redirects, retries) bootstrapped from `ids` (default: every node). */
@@ -292,7 +306,7 @@ export class TestCluster {
       await stopped;
       clearTimeout(timer);
     }));
-    await Promise.all([...this.#proxies.values()].map((p) => p.stop()));
+    await Promise.all([...this.#proxies.values(), ...this.#clientProxies.values()].map((p) => p.stop()));
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -612,11 +612,11 @@ export class FakeServer {
       }
       // users and tokens
       case CommandCode.GetUsers:
-        return respond([...this.users.values()].map(({ id, createdAt, status, username }) => ({ id, createdAt, status, username })));
+        return respond([...this.users.values()].map(({ id, createdAt, status, username }) => ({ id, createdAt, status, username, options: [] })));
       case CommandCode.GetUser: {
         try {
           const u = this.#user(r.userId);
-          return respond({ id: u.id, createdAt: u.createdAt, status: u.status, username: u.username, permissions: u.permissions });
+          return respond({ id: u.id, createdAt: u.createdAt, status: u.status, username: u.username, options: [], permissions: u.permissions });
         } catch {
           return respond(null);
         }
@@ -626,7 +626,7 @@ export class FakeServer {
         if ([...this.users.values()].some((u) => u.username === username)) throw new Reject(ErrorCode.UserAlreadyExists);
         const user: FakeUser = { id: this.#nextUserId++, username, password: r['password'] as string, status: r['status'] as number, permissions: r['permissions'] as Permissions | null, createdAt: NOW };
         this.users.set(user.id, user);
-        return respond({ id: user.id, createdAt: user.createdAt, status: user.status, username, permissions: user.permissions });
+        return respond({ id: user.id, createdAt: user.createdAt, status: user.status, username, options: [], permissions: user.permissions });
       }
       case CommandCode.UpdateUser: {
         const user = this.#user(r.userId);

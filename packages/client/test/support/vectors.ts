@@ -1,16 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The shared vectors folder beside the checkout (`../shared/vectors`), or `SHOAL_VECTORS`. */
-export function vectorsDir(): string {
-  const fromEnv = process.env['SHOAL_VECTORS'];
-  if (fromEnv !== undefined && fromEnv !== '') return resolve(fromEnv);
-  const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-  const candidate = resolve(repoRoot, '../shared/vectors');
-  if (!existsSync(candidate)) throw new Error(`vectors folder not found at ${candidate}; set SHOAL_VECTORS`);
-  return candidate;
-}
+import { loadVectorFile } from '../../../../test/support/fixtures.js';
 
 export interface RequestVector {
   readonly name: string;
@@ -40,7 +28,7 @@ export interface ClientFrames {
 }
 
 export function loadClientFrames(): ClientFrames {
-  return JSON.parse(readFileSync(resolve(vectorsDir(), 'client_frames.json'), 'utf8')) as ClientFrames;
+  return loadVectorFile('client_frames.json') as ClientFrames;
 }
 
 export function requestVector(frames: ClientFrames, name: string): RequestVector {

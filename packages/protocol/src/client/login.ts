@@ -1,7 +1,7 @@
 import { ByteReader } from '../codec/byte-reader.js';
 import type { ByteWriter } from '../codec/byte-writer.js';
 import { type Decoded, fail, ok } from '../codec/decoded.js';
-import { decodeExact, encodeWith } from '../codec/body-codec.js';
+import { decodeExact, decodePrefix, encodeWith } from '../codec/body-codec.js';
 import { CommandCode } from './command-code.js';
 import {
   readLongString, readName, readShortString, writeLongString, writeName, writeShortString,
@@ -158,8 +158,9 @@ export function encodeLoginRegisterRequest(req: LoginRegisterRequest): Uint8Arra
   return encodeWith((w) => LOGIN_REGISTER_BODY.write(w, req));
 }
 
+/** Trailing bytes are ignored, as the reference's `decode_after_prefix` ignores them (server dispatch.rs). */
 export function decodeLoginRegisterRequest(body: Uint8Array): Decoded<LoginRegisterRequest> {
-  return decodeExact(body, LOGIN_REGISTER_BODY.read);
+  return decodePrefix(body, LOGIN_REGISTER_BODY.read);
 }
 
 export function encodeLoginRegisterWithPatRequest(req: LoginRegisterWithPatRequest): Uint8Array {
@@ -167,15 +168,19 @@ export function encodeLoginRegisterWithPatRequest(req: LoginRegisterWithPatReque
 }
 
 export function decodeLoginRegisterWithPatRequest(body: Uint8Array): Decoded<LoginRegisterWithPatRequest> {
-  return decodeExact(body, LOGIN_REGISTER_WITH_PAT_BODY.read);
+  return decodePrefix(body, LOGIN_REGISTER_WITH_PAT_BODY.read);
 }
 
 /**
  * Register requests ride operation 1 with no code in the header (client_frames.json: bytes 196..200
- * are zero), so the code comes from the body: whichever of the two shapes consumes it exactly. A
- * body both shapes accept (possible only with a crafted context) is reported as LOGIN_REGISTER.
+ * are zero), so the code comes from the body: whichever of the two shapes consumes it exactly,
+ * else (trailing bytes, which the reference ignores) whichever decodes from its start, password
+ * first as the reference tries it. A body both shapes accept (possible only with a crafted
+ * context) is reported as LOGIN_REGISTER.
  */
 export function registerCodeOfBody(body: Uint8Array): Decoded<40 | 45> {
+  if (decodeExact(body, LOGIN_REGISTER_BODY.read).ok) return ok(CommandCode.LoginRegister);
+  if (decodeExact(body, LOGIN_REGISTER_WITH_PAT_BODY.read).ok) return ok(CommandCode.LoginRegisterWithPat);
   if (decodeLoginRegisterRequest(body).ok) return ok(CommandCode.LoginRegister);
   if (decodeLoginRegisterWithPatRequest(body).ok) return ok(CommandCode.LoginRegisterWithPat);
   const prefix = decodeClientVersionPrefix(body);

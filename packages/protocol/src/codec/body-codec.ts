@@ -13,6 +13,18 @@ export function decodeExact<T>(bytes: Uint8Array, read: (r: ByteReader) => T): D
   return r.reason !== null ? fail(r.reason) : ok(value);
 }
 
+/**
+ * Runs `read` from the start of `bytes` and ignores whatever follows what it consumed: the
+ * reference server's request decoders (`WireDecode::decode_from`, core/binary_protocol/src/codec.rs)
+ * return the bytes they consumed and the server never checks the rest, so a request body may carry
+ * trailing bytes (the Node SDK's DeleteTopic appends a legacy `partitions_count`).
+ */
+export function decodePrefix<T>(bytes: Uint8Array, read: (r: ByteReader) => T): Decoded<T> {
+  const r = new ByteReader(bytes);
+  const value = read(r);
+  return r.reason !== null ? fail(r.reason) : ok(value);
+}
+
 export function encodeWith(write: (w: ByteWriter) => void, capacity = 64): Uint8Array {
   const w = new ByteWriter(capacity);
   write(w);
@@ -30,6 +42,19 @@ export function checkCount(r: ByteReader, count: number, minSize: number, what: 
     return false;
   }
   return true;
+}
+
+/**
+ * A request flag as the reference reads it: set only when the byte is exactly 1 (`has_permissions
+ * == 1`, `partition_flag == 1`, core/binary_protocol/src/requests/**); any other value is unset.
+ */
+export function readFlagIsOne(r: ByteReader, what: string): boolean {
+  return r.u8(what) === 1;
+}
+
+/** A request boolean as the reference reads it: any non-zero byte is true (`auto_commit`, `fsync`). */
+export function readNonZero(r: ByteReader, what: string): boolean {
+  return r.u8(what) !== 0;
 }
 
 /** A u8 flag that must be 0 or 1. */

@@ -8,7 +8,8 @@ import { SimDisk, type Disk } from '@shoal/storage';
 import { MetadataDriver, PartitionDriver, type AppliedOp, type SessionResult } from '../../src/index.js';
 
 export const CLUSTER = 0x5348_4f41_4c00_0000_0000_0000_0000_0042n;
-export const PARTITION_GROUP = (1n << 32n) | (0n << 20n) | 0n;
+/** Stream 3, topic 0, partition 0: with 3 replicas its preferred primary (leadership.ts) is replica 0, as the tests assume. */
+export const PARTITION_GROUP = (3n << 32n) | (0n << 20n) | 0n;
 
 export interface Sent {
   readonly from: number;

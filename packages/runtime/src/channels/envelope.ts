@@ -5,9 +5,11 @@
  *
  * ```
  *  kind                byte 0   header layout (after byte 0)                                   then
- *  client_request        1      1 route u8 | 4 user u32 | 8 token f64 | 16 group u64 |         header (256) + body
- *                               24 metadata_op u64 | 32 host_value u64 | 40 body_len u32      (fixed 48)
- *  reply                 2      1 flags u8 (1 frame, 2 completes) | 8 token f64   (fixed 16)  frame
+ *  client_request        1      1 route u8 | 2 flags u8 (1 forwarded) | 4 user u32 |         header (256) + body
+ *                               8 token f64 | 16 group u64 | 24 metadata_op u64 |
+ *                               32 host_value u64 | 40 body_len u32 | 48 fence_op u64         (fixed 56)
+ *  reply                 2      1 flags u8 (1 frame, 2 completes) | 8 token f64 |             frame
+ *                               16 group u64                                      (fixed 24)
  *  metadata_commit       3      1 operation u8 | 4 user u32 | 8 op u64 | 16 timestamp u64 |   body
  *                               24 client u128                                    (fixed 40)
  *  metadata_snapshot     4      8 op u64                                          (fixed 16)  snapshot
@@ -38,9 +40,9 @@ export const MessageKindCode = {
   replica_frame: 7,
 } as const;
 
-const FIXED = { client_request: 48, reply: 16, metadata_commit: 40, metadata_snapshot: 16, session_submit: 48, session_result: 48, replica_frame: 16 } as const;
+const FIXED = { client_request: 56, reply: 24, metadata_commit: 40, metadata_snapshot: 16, session_submit: 48, session_result: 48, replica_frame: 16 } as const;
 /** The largest fixed header. */
-export const ENVELOPE_FIXED_MAX = 48;
+export const ENVELOPE_FIXED_MAX = 56;
 
 const SESSION_CODE: Readonly<Record<SessionKind, number>> = { register: 1, logout: 2 };
 const ROUTES = new Set<number>(Object.values(Routes));
@@ -63,17 +65,20 @@ export class EnvelopeEncoder {
       case 'client_request': {
         assert(message.header.length === FRAME_HEADER_SIZE, 'envelope: client_request header must be 256 bytes');
         v.setUint8(1, message.route);
+        v.setUint8(2, message.forwarded ? 1 : 0);
         v.setUint32(4, message.userId, true);
         v.setFloat64(8, message.token, true);
         v.setBigUint64(16, message.group, true);
         v.setBigUint64(24, message.metadataOp, true);
         v.setBigUint64(32, message.hostValue, true);
         v.setUint32(40, message.body.length, true);
+        v.setBigUint64(48, message.fenceOp, true);
         return [s.subarray(0, FIXED.client_request), message.header, message.body];
       }
       case 'reply':
         v.setUint8(1, (message.frame === null ? 0 : 1) | (message.completes ? 2 : 0));
         v.setFloat64(8, message.token, true);
+        v.setBigUint64(16, message.group, true);
         return [s.subarray(0, FIXED.reply), message.frame ?? EMPTY];
       case 'metadata_commit':
         v.setUint8(1, message.operation);
@@ -140,14 +145,18 @@ export function decodeMessage(bytes: Uint8Array): ChannelMessage {
         group: v.getBigUint64(16, true),
         metadataOp: v.getBigUint64(24, true),
         hostValue: v.getBigUint64(32, true),
+        fenceOp: v.getBigUint64(48, true),
+        forwarded: (v.getUint8(2) & 1) === 1,
         header: bytes.subarray(headerAt, bodyAt),
         body: bytes.subarray(bodyAt),
       };
     }
     case MessageKindCode.reply:
+      assert(bytes.length >= FIXED.reply, 'envelope: short reply');
       return {
         kind: 'reply',
         token: v.getFloat64(8, true),
+        group: v.getBigUint64(16, true),
         frame: (v.getUint8(1) & 1) === 1 ? bytes.subarray(FIXED.reply) : null,
         completes: (v.getUint8(1) & 2) === 2,
       };

@@ -52,6 +52,16 @@ export interface ClientRequestMessage {
   readonly metadataOp: bigint;
   /** Route-specific value (see RequestRoute). */
   readonly hostValue: bigint;
+  /**
+   * Read-your-writes for polls: the highest op of this group whose reply this connection has
+   * received (0: none). A replica that has not applied it does not serve the poll itself.
+   */
+  readonly fenceOp: bigint;
+  /**
+   * Carried here from another node (docs/cluster.md "Forwarded partition requests"): answered by
+   * this node's replica whatever its role, never forwarded again.
+   */
+  readonly forwarded: boolean;
   /** The client's 256-byte RequestHeader. */
   readonly header: Uint8Array;
   /** The body to act on (for SendMessages: the admitted batch; for offsets: the resolved body). */
@@ -61,6 +71,8 @@ export interface ClientRequestMessage {
 export interface ReplyMessage {
   readonly kind: 'reply';
   readonly token: number;
+  /** The group whose owner answers (the connection records the op of a committed reply). */
+  readonly group: bigint;
   /** A whole Reply or Eviction frame; null: the request ended without an answer (dropped). */
   readonly frame: Uint8Array | null;
   /** The frame answers a request the connection counts in flight (its slot is released). */

@@ -23,17 +23,20 @@
  * its own login bound, since those planes have no client table.
  */
 import {
-  ByteWriter, COMMANDS, CommandCode, ErrorCode, EvictionReason, FRAME_HEADER_SIZE, Operation, RequestHeaderView, writeClusterGroups,
+  ByteWriter, COMMANDS, COMMAND_OFFSET, ClientCommand, CommandCode, METADATA_GROUP, REPLY_HEADER, ErrorCode, EvictionReason, FRAME_HEADER_SIZE, Operation, RequestHeaderView, writeClusterGroups,
   commandForOperation, decodeRequestHeader, isMetadataPlane, registerCodeOfBody, validateClientRequestHeader,
 } from '@shoal/protocol';
 import { answerRead, type ClientSession, type ReadHost } from '@shoal/state';
+import { concatBytes } from '@shoal/stdx';
 import type { ReplyMessage, SessionResultMessage } from '../channels/messages.js';
+import { isChannelHello } from '../forwarding/handshake.js';
 import type { ClientConnection, ConnectionHandler } from './connection.js';
 import { partitionCounters, sessionsOf } from './node-facts.js';
 import { PartitionRequests } from './partition-requests.js';
 import type { PlaneContext } from './plane-context.js';
 import { eviction, payloadReply, statusReply } from './replies.js';
 import { SessionFlows } from './sessions.js';
+import { isForwardToken } from './token.js';
 
 export interface ClientPlaneCounters {
   /** Requests received, by command code. */
@@ -67,6 +70,13 @@ export class ClientPlane implements ConnectionHandler {
 
   onFrame(connection: ClientConnection, frame: Uint8Array): void {
     const ctx = this.#ctx;
+    // Another node's forwarding channel (docs/cluster.md): its first frame is a channel Hello,
+    // which no client sends (command 14 is not a Request).
+    if (connection.channel) return ctx.channels.onFrame(connection, frame);
+    if (connection.session === null && isChannelHello(frame)) {
+      ctx.listener().hideSession(connection);
+      return ctx.channels.open(connection, frame);
+    }
     const decoded = decodeRequestHeader(frame);
     if (!decoded.ok) {
       if (CLOSE_PROBLEMS.has(decoded.reason)) return connection.close(`request_${decoded.reason}`);
@@ -115,19 +125,26 @@ export class ClientPlane implements ConnectionHandler {
   }
 
   onClose(connection: ClientConnection): void {
+    if (connection.channel) return this.#ctx.channels.onClose(connection);
     this.#sessions.disconnected(connection);
   }
 
   /** A reply from a group owner (another thread's ring, or this shard's own engines). */
   onReply(message: ReplyMessage, copy: boolean): void {
+    const frame = message.frame === null || !copy ? message.frame : message.frame.slice();
+    if (isForwardToken(message.token)) return this.#ctx.channels.reply(message.token, frame, message.completes);
     const connection = this.#ctx.listener().byToken(message.token);
     if (connection === null) return;
-    if (message.frame !== null) connection.send(copy ? message.frame.slice() : message.frame);
+    if (frame !== null) {
+      noteCommittedReply(connection, message.group, frame);
+      connection.send(frame);
+    }
     if (message.completes) connection.requestDone();
   }
 
   /** A reply given as parts (a poll answered on this shard: header, prefix, batch views). */
   onReplyParts(token: number, parts: readonly Uint8Array[]): void {
+    if (isForwardToken(token)) return this.#ctx.channels.reply(token, concatBytes(parts), true);
     const connection = this.#ctx.listener().byToken(token);
     if (connection === null) return;
     connection.sendParts(parts);
@@ -188,6 +205,18 @@ export class ClientPlane implements ConnectionHandler {
     this.counters.requests.set(code, (this.counters.requests.get(code) ?? 0) + 1);
   }
 }
+
+/**
+ * Read-your-writes: a committed reply (a Reply frame with its op set) for a partition group
+ * advances the connection's fence for that group, which its later polls carry.
+ */
+function noteCommittedReply(connection: ClientConnection, group: bigint, frame: Uint8Array): void {
+  if (group === METADATA_GROUP || frame.length < FRAME_HEADER_SIZE || frame[COMMAND_OFFSET] !== ClientCommand.Reply) return;
+  const op = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getBigUint64(REPLY_OP_AT, true);
+  if (op > 0n) connection.noteAcked(group, op);
+}
+
+const REPLY_OP_AT = REPLY_HEADER.op.offset;
 
 /** 40 or 45 for a Register body (40 when undecodable: it is counted as a login either way). */
 function registerCode(frame: Uint8Array): number {

@@ -64,6 +64,11 @@ export interface ConnectionCounters {
 const ASSEMBLY_RETAIN_BYTES = 2 * 1024 * 1024;
 const ASSEMBLY_IDLE_MS = 1000;
 
+/** Partition groups whose acknowledged op a connection remembers (read-your-writes fences). */
+const ACKED_GROUPS_MAX = 1024;
+/** The fence of a group forgotten after an overflow: no replica but the primary serves it. */
+export const ACKED_UNKNOWN = (1n << 64n) - 1n;
+
 export class ClientConnection {
   readonly token: number;
   readonly slot: number;
@@ -77,6 +82,13 @@ export class ClientConnection {
   /** Round-robin over a consumer group member's partitions when it polls without a partition id. */
   groupCounter = 0;
   closed = false;
+  /**
+   * Read-your-writes: per partition group, the op of the latest committed reply this connection
+   * received. A poll carries it (`fenceOp`) so a replica that has not applied it does not serve it.
+   */
+  readonly #acked = new Map<bigint, bigint>();
+  /** Entries were dropped from `#acked`: an unknown group's fence is then "everything". */
+  #ackedOverflow = false;
   #decoder: FrameDecoder;
   readonly #limits: ConnectionLimits;
   readonly #handler: ConnectionHandler;
@@ -92,6 +104,7 @@ export class ClientConnection {
   #closeReason = '';
   /** Corked until the end of the current turn (see `#corkForTurn`). */
   #corked = false;
+  #channel = false;
 
   constructor(socket: Socket, ids: { token: number; slot: number; clientId: number }, limits: ConnectionLimits,
     handler: ConnectionHandler, counters: ConnectionCounters, nowMs: number) {
@@ -152,6 +165,39 @@ export class ClientConnection {
     this.#corked = false;
     if (!this.socket.destroyed) this.socket.uncork();
   };
+
+  /** The read-your-writes fence of `group` (0: no write of this connection to wait for). */
+  ackedOp(group: bigint): bigint {
+    return this.#acked.get(group) ?? (this.#ackedOverflow ? ACKED_UNKNOWN : 0n);
+  }
+
+  /** A committed reply for `group` at `op` reached this connection. */
+  noteAcked(group: bigint, op: bigint): void {
+    const known = this.#acked.get(group);
+    if (known !== undefined && known >= op) return;
+    if (known === undefined && this.#acked.size >= ACKED_GROUPS_MAX) {
+      const oldest = this.#acked.keys().next().value as bigint;
+      this.#acked.delete(oldest);
+      this.#ackedOverflow = true;
+    }
+    this.#acked.set(group, op);
+  }
+
+  /**
+   * This connection turned out to be another node's forwarding channel (its first frame was a
+   * channel Hello, docs/cluster.md): its frames may be one channel header larger than a client
+   * frame. Called while the decoder holds nothing past the Hello (the dialer waits for the
+   * Challenge before it sends again).
+   */
+  becomeChannel(frameSizeMax: number): void {
+    this.#decoder = new FrameDecoder({ frameSizeMax, assemblyRetainBytes: ASSEMBLY_RETAIN_BYTES });
+    this.#channel = true;
+  }
+
+  /** A forwarding channel (see `becomeChannel`): not a client session, not bound by in-flight limits. */
+  get channel(): boolean {
+    return this.#channel;
+  }
 
   /** When the connection last sent bytes (ms since the epoch). */
   get lastActivityMs(): number {
@@ -228,13 +274,14 @@ export class ClientConnection {
   /** Pulls frames while the limits allow, then pauses or resumes the socket. */
   pump(): void {
     if (this.closed) return;
-    const decoder = this.#decoder;
     while (this.#mayPull()) {
-      const frame = decoder.pull();
+      // Re-read each time: the first frame may turn this connection into a channel (new decoder).
+      const frame = this.#decoder.pull();
       if (frame === null) break;
       this.#handler.onFrame(this, frame);
       if (this.closed) return;
     }
+    const decoder = this.#decoder;
     if (decoder.error !== null) {
       this.close(decoder.error);
       return;
@@ -255,7 +302,7 @@ export class ClientConnection {
 
   #mayPull(): boolean {
     return !this.#barrier
-      && this.inFlight < this.#limits.requestsInFlightMax
+      && (this.#channel || this.inFlight < this.#limits.requestsInFlightMax)
       && this.socket.writableLength <= this.#limits.writeBufferBytesMax
       && !this.#handler.holdReads();
   }

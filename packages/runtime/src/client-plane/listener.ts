@@ -17,7 +17,7 @@ import { type Server, type Socket, createServer } from 'node:net';
 import type { Logger } from '../log/logger.js';
 import type { StatusTable } from '../status/status-table.js';
 import { ClientConnection, type ConnectionHandler, type ConnectionLimits } from './connection.js';
-import { TOKEN_SLOTS_MAX, makeToken, nextGeneration, tokenSlot } from './token.js';
+import { FORWARD_SLOT_BASE, makeToken, nextGeneration, tokenSlot } from './token.js';
 
 export interface ListenerOptions {
   readonly shard: number;
@@ -50,7 +50,7 @@ export class ClientListener {
 
   constructor(options: ListenerOptions) {
     this.#options = options;
-    const slots = Math.min(options.status.sessionSlotsPerShard, TOKEN_SLOTS_MAX);
+    const slots = Math.min(options.status.sessionSlotsPerShard, FORWARD_SLOT_BASE);
     this.#connections = new Array<ClientConnection | null>(slots).fill(null);
     this.#generations = new Array<number>(slots).fill(0);
     // Lowest slots first (pop from the end).
@@ -115,6 +115,11 @@ export class ClientListener {
 
   closeAll(reason: string): void {
     for (const connection of this.connections()) connection.close(reason);
+  }
+
+  /** A connection that is a forwarding channel is no client: its record leaves GetClients / GetMe. */
+  hideSession(connection: ClientConnection): void {
+    this.#options.status.clearSession(this.#options.shard, connection.slot);
   }
 
   /** Publishes a connection's session record (after login / logout). */

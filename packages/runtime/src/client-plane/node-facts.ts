@@ -31,6 +31,14 @@ export function partitionCounters(status: StatusTable): PartitionCountersSource 
   };
 }
 
+/**
+ * Without a cluster the reference synthesizes one self node under fixed names
+ * (core/server/src/cluster_meta.rs `SINGLE_NODE_CLUSTER_NAME`, `SELF_NODE_NAME`); stock clients
+ * and the official SDK's suite expect them.
+ */
+export const SINGLE_NODE_CLUSTER_NAME = 'single-node';
+export const SINGLE_NODE_NAME = 'iggy-node';
+
 export class NodeFacts {
   readonly #config: ShoalConfig;
   readonly #status: StatusTable;
@@ -90,7 +98,9 @@ export class NodeFacts {
 
   /**
    * The roster with roles, in replica-id order (the extension's primaries index it). A single
-   * node is the leader and healthy. In a cluster the metadata primary of this node's view is the
+   * node is the leader and healthy, under the reference's fixed single-node names; a transport
+   * Shoal does not serve (QUIC, WebSocket) reports port 0, as the reference does for a disabled
+   * one (docs/compat.md). In a cluster the metadata primary of this node's view is the
    * leader while its metadata group is in status normal (none during a view change: clients poll
    * until one appears); this node is healthy, a peer is healthy while its replica link is up and
    * unreachable otherwise.
@@ -100,9 +110,9 @@ export class NodeFacts {
     const node = config.node;
     if (!config.cluster.enabled) {
       return {
-        name: config.cluster.name,
+        name: SINGLE_NODE_CLUSTER_NAME,
         nodes: [{
-          name: node.name,
+          name: SINGLE_NODE_NAME,
           ip: node.listeners.tcp?.host ?? '127.0.0.1',
           tcpPort: this.#status.boundPort('tcp') || (node.listeners.tcp?.port ?? 0),
           quicPort: 0,

@@ -125,7 +125,7 @@ export class PartitionRequests {
     connection.inFlight += 1;
     this.#ctx.dispatch(thread, {
       kind: 'client_request', route, token: connection.token, group, userId, metadataOp: this.#ctx.metadata.appliedOp,
-      hostValue, header: frame.subarray(0, FRAME_HEADER_SIZE), body,
+      hostValue, fenceOp: connection.ackedOp(group), forwarded: false, header: frame.subarray(0, FRAME_HEADER_SIZE), body,
     });
   }
 

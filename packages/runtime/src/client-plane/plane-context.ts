@@ -5,6 +5,7 @@
  */
 import type { Hash32 } from '@shoal/state';
 import type { ClientRequestMessage, SessionSubmitMessage } from '../channels/messages.js';
+import type { ChannelServer } from '../forwarding/channel-server.js';
 import type { Logger } from '../log/logger.js';
 import type { PasswordHasher } from '../pool/hash-pool.js';
 import type { MetadataCopy } from '../shard/metadata-copy.js';
@@ -28,6 +29,8 @@ export interface PlaneContext {
   readonly ownerThreadOf: (group: bigint) => number;
   /** Sends to another thread's ring, or runs the message here when `thread` is this shard's own. */
   readonly dispatch: (thread: number, message: ClientRequestMessage | SessionSubmitMessage) => void;
+  /** The other nodes' forwarding channels that land on this shard's client port. */
+  readonly channels: ChannelServer;
   /** µs since the epoch (PAT expiry at login). */
   readonly nowMicros: () => bigint;
 }

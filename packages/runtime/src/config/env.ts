@@ -49,7 +49,6 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>, diagn
       readVariable(name, name.slice(prefix.length), raw, prefix, layer, diagnostics);
     }
   }
-  checkRootPair(env, diagnostics);
   return layer;
 }
 
@@ -134,8 +133,12 @@ function toEnvName(relativePath: string): string {
   return relativePath.replace(/\./g, '_').toUpperCase();
 }
 
-/** The reference reads the root credentials "always as a pair": one without the other refuses boot. */
-function checkRootPair(env: Readonly<Record<string, string | undefined>>, diagnostics: Diagnostics): void {
+/**
+ * The reference reads IGGY_ROOT_USERNAME and IGGY_ROOT_PASSWORD "always as a pair": one without
+ * the other refuses boot, unless `--with-default-root-credentials` supplies the missing one.
+ */
+export function checkRootEnvPair(env: Readonly<Record<string, string | undefined>>, withDefault: boolean, diagnostics: Diagnostics): void {
+  if (withDefault) return;
   const isSet = (key: string): boolean => ENV_PREFIXES.some((prefix) => env[`${prefix}${key}`] !== undefined);
   const username = isSet('ROOT_USERNAME');
   const password = isSet('ROOT_PASSWORD');
@@ -143,5 +146,5 @@ function checkRootPair(env: Readonly<Record<string, string | undefined>>, diagno
   const given = username ? 'IGGY_ROOT_USERNAME' : 'IGGY_ROOT_PASSWORD';
   const missing = username ? 'IGGY_ROOT_PASSWORD' : 'IGGY_ROOT_USERNAME';
   diagnostics.error('rule', username ? 'root.password' : 'root.username',
-    `${given} is set but ${missing} is not: root credentials come from the environment as a pair`, given);
+    `${given} is set but ${missing} is not: root credentials come from the environment as a pair (or pass --with-default-root-credentials)`, given);
 }

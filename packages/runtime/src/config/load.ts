@@ -5,7 +5,7 @@
  */
 import { availableParallelism as osAvailableParallelism } from 'node:os';
 import { checkBounds } from './bounds.js';
-import { readEnv } from './env.js';
+import { checkRootEnvPair, readEnv } from './env.js';
 import { Diagnostics, type ConfigError } from './errors.js';
 import { readFile } from './file.js';
 import { defaultLayer, emptyLayer, mergeLayers } from './layers.js';
@@ -32,6 +32,7 @@ export function loadConfig(input: LoadConfigInput): LoadConfigResult {
   const flags = input.flags ?? {};
   const fileLayer = input.file === undefined ? emptyLayer() : readFile(input.file, diagnostics);
   const envLayer = readEnv(input.env, diagnostics);
+  checkRootEnvPair(input.env, flags.withDefaultRootCredentials === true, diagnostics);
   if (diagnostics.errors.some((error) => error.kind === 'syntax')) {
     // Without the file's values every later rule would report noise.
     return { ok: false, errors: diagnostics.errors, warnings: diagnostics.warnings };

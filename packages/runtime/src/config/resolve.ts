@@ -20,7 +20,16 @@ export interface ConfigFlags {
   readonly fresh?: boolean;
   /** `--config PATH` (or the env path the caller used), recorded for the startup log. */
   readonly configPath?: string;
+  /**
+   * `--with-default-root-credentials`: whichever of the root username and password nobody gave
+   * becomes `iggy` (development only; the environment and the file still win), as the reference.
+   */
+  readonly withDefaultRootCredentials?: boolean;
 }
+
+/** The reference's DEFAULT_ROOT_USERNAME / DEFAULT_ROOT_PASSWORD. */
+export const DEFAULT_ROOT_USERNAME = 'iggy';
+export const DEFAULT_ROOT_PASSWORD = 'iggy';
 
 const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'off'];
 
@@ -144,7 +153,7 @@ export function resolveConfig(
       transferServingConcurrency: Math.max(1, Math.floor(servedCache / Math.max(artifactMax, SEGMENT_BYTES_MAX + 64 * 2 ** 20))),
     },
     cluster,
-    root: { username: read.string('root.username'), password: read.string('root.password') },
+    root: resolveRoot(read.optionalString('root.username'), read.optionalString('root.password'), flags),
     boot: {
       replicaId: flags.replicaId ?? null,
       fresh: flags.fresh ?? false,
@@ -369,4 +378,18 @@ function resolveNode(read: Reader, cluster: ClusterConfig, flags: ConfigFlags): 
       tcpReplica: { host: self?.ip ?? '', port: self?.ports.tcpReplica ?? 0 },
     },
   };
+}
+
+/**
+ * `--with-default-root-credentials` fills whichever of username and password nobody gave with
+ * `iggy`. Otherwise an unset password stays null (generated when the root user is created) and an
+ * unset username is `iggy`. (The environment's pair rule is checked on the variables themselves,
+ * env.ts `checkRootEnvPair`; a `[root]` section may name a user without a password.)
+ */
+function resolveRoot(username: string | null, password: string | null, flags: ConfigFlags): ShoalConfig['root'] {
+  if (flags.withDefaultRootCredentials === true) {
+    const filled = username === null || password === null;
+    return { username: username ?? DEFAULT_ROOT_USERNAME, password: password ?? DEFAULT_ROOT_PASSWORD, fromDefaultFlag: filled };
+  }
+  return { username: username ?? DEFAULT_ROOT_USERNAME, password, fromDefaultFlag: false };
 }

@@ -120,7 +120,7 @@ export const SECTIONS: readonly SectionSpec[] = [
   { path: 'cluster.nodes[].advertised_addresses[]', doc: 'Per-client-network advertised addresses.' },
   {
     path: 'root',
-    doc: 'Root user credentials, read only when the root user is first created (empty data directory).',
+    doc: 'Root user credentials, read only when the root user is first created (empty data directory). Prefer the environment (`IGGY_ROOT_USERNAME`, `IGGY_ROOT_PASSWORD`) or `--with-default-root-credentials` for development.',
     shoal: true,
   },
 ];
@@ -361,11 +361,11 @@ export const KEYS: readonly KeySpec[] = [
     rules: ['No two nodes may advertise one host:port to overlapping client sets.'] },
 
   // ── [root] ──────────────────────────────────────────────────────────────────────────────
-  { path: 'root.username', kind: 'string', default: 'iggy', shoal: true,
-    doc: 'Root username (env `IGGY_ROOT_USERNAME`, as in the reference). 3 to 50 characters.' },
-  { path: 'root.password', kind: 'string', default: 'iggy', secret: true, shoal: true,
-    doc: 'Root password (env `IGGY_ROOT_PASSWORD`). 3 to 100 characters.',
-    rules: ['`IGGY_ROOT_USERNAME` and `IGGY_ROOT_PASSWORD` are set together or not at all.'] },
+  { path: 'root.username', kind: 'string', shoal: true,
+    doc: 'Root username (env `IGGY_ROOT_USERNAME`, as in the reference). 3 to 50 characters. Unset (and no password): `iggy`.' },
+  { path: 'root.password', kind: 'string', secret: true, shoal: true,
+    doc: 'Root password (env `IGGY_ROOT_PASSWORD`). 3 to 100 characters. Unset: a single node creating its root user generates a random password and logs it once; a cluster refuses its first boot.',
+    rules: ['Username and password are set together or not at all (`--with-default-root-credentials` fills a missing one with `iggy`).'] },
 ];
 
 // ── Lookups ──────────────────────────────────────────────────────────────────────────────

@@ -223,8 +223,13 @@ export interface ClusterNode {
 
 export interface RootUserConfig {
   readonly username: string;
-  /** Secret. */
-  readonly password: string;
+  /**
+   * Secret. Null when nobody gave one: a node that creates the root user then generates a random
+   * password and logs it once (the reference's behaviour); a cluster refuses its first boot.
+   */
+  readonly password: string | null;
+  /** `--with-default-root-credentials` supplied (part of) the pair: iggy / iggy, insecure. */
+  readonly fromDefaultFlag: boolean;
 }
 
 export interface BootConfig {

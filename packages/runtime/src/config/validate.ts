@@ -3,12 +3,11 @@
  * the value it got; every rule runs, so one boot attempt reports every problem.
  */
 import { isLoopbackHost } from './address.js';
-import { formatDuration } from './duration.js';
+import { formatDuration, formatSize } from '@shoal/stdx';
 import type { Diagnostics } from './errors.js';
 import type { ConfigFlags } from './resolve.js';
 import { validateRoster } from './roster.js';
 import { SEGMENT_BYTES_MAX } from './schema.js';
-import { formatSize } from './size.js';
 import type { ShoalConfig } from './types.js';
 
 const SECOND = 1000;
@@ -111,7 +110,7 @@ function validateRoot(config: ShoalConfig, diagnostics: Diagnostics): void {
     else if (bytes > 255) diagnostics.error('range', path, `must be at most 255 UTF-8 bytes (got ${bytes})`);
   };
   check('root.username', config.root.username, 50, false);
-  check('root.password', config.root.password, 100, true);
+  if (config.root.password !== null) check('root.password', config.root.password, 100, true);
 }
 
 function validateReplicaIdFlag(config: ShoalConfig, flags: ConfigFlags, diagnostics: Diagnostics): void {

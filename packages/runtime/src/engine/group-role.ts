@@ -1,6 +1,6 @@
 /**
  * Where a consensus group stands on this replica, as the host needs it per request: may a write
- * be admitted here, and which replica is the group's primary. Read from the core's fields
+ * be admitted here, and which replica is the group's primary. Read from the replica's role
  * without allocating (`driver.status` lists the journal's ops; too costly per request).
  *
  * | the group on this replica                         | a write here gets                            |
@@ -25,9 +25,8 @@ export interface GroupRole {
 }
 
 export function groupRole(driver: GroupDriver): GroupRole {
-  const c = driver.replica.core;
-  const normal = c.status === 'normal';
-  return { view: c.view, primary: normal ? c.primaryIndex() : NO_PRIMARY, acting: c.isActingPrimary() };
+  const role = driver.replica.role;
+  return { view: role.view, primary: role.normal ? role.primaryIndex : NO_PRIMARY, acting: role.actingPrimary };
 }
 
 /**
@@ -36,6 +35,6 @@ export function groupRole(driver: GroupDriver): GroupRole {
  * view, recovers or catches up).
  */
 export function notPrimaryCode(driver: GroupDriver): number {
-  const c = driver.replica.core;
-  return c.status === 'normal' && !c.isPrimaryByIndex() && driver.fatal === null ? ErrorCode.TransientNotAccepted : 0;
+  const role = driver.replica.role;
+  return role.normal && !role.primaryByIndex && driver.fatal === null ? ErrorCode.TransientNotAccepted : 0;
 }

@@ -75,8 +75,8 @@ class MetadataWorker {
     this.#replyContext = {
       cluster: clusterIdFromName(config.cluster.name),
       replica: config.node.replicaId,
-      view: () => this.#driver?.replica.core.view ?? 0,
-      commit: () => BigInt(this.#driver?.replica.core.commitMax ?? 0),
+      view: () => this.#driver?.replica.role.view ?? 0,
+      commit: () => BigInt(this.#driver?.replica.role.commitMax ?? 0),
     };
     // The metadata worker holds no link: its frames go to the link owner's ring, and the frames
     // of the metadata group arrive on its own ring.
@@ -150,12 +150,13 @@ class MetadataWorker {
     }
     const driver = opened.driver;
     this.#driver = driver;
+    const rootPassword = this.#rootPassword(driver.state.model.users.size === 0);
     this.#host = new MetadataHost({
       driver,
       transport,
       now: () => this.#clock.realtimeMicros(),
       rootUsername: config.root.username,
-      rootPassword: config.root.password,
+      rootPassword,
       patCleanerIntervalTicks: config.personalAccessToken.cleaner.enabled
         ? Math.max(1, Math.floor(config.personalAccessToken.cleaner.intervalMs / TICK_MS)) : 0,
       revocationTimeoutMicros: BigInt(config.consumerGroup.rebalancingTimeoutMs) * 1000n,
@@ -178,6 +179,30 @@ class MetadataWorker {
     void this.#channels.run().catch((error: unknown) => rt.fatal('assertion', `metadata channels: ${String(error)}`));
     rt.log.info('metadata group recovered', { commit: driver.status.commitMax, op: driver.status.op, view: driver.status.view });
     this.#maybeReady();
+  }
+
+  /**
+   * The password the root user is created with, should this node create it. Nobody gave one: a
+   * random one (as the reference's `create_root_credentials`), logged once, when the catalog is
+   * empty and this node is about to create the user; it is never stored in plaintext nor shown
+   * again (a later boot finds the user and generates nothing it would use). A cluster never gets
+   * here without explicit credentials: the supervisor refuses its first boot.
+   */
+  #rootPassword(catalogEmpty: boolean): string {
+    const root = this.#rt.data.config.root;
+    if (root.password !== null) {
+      if (catalogEmpty && root.fromDefaultFlag) {
+        this.#rt.log.warn('root user created with the default credentials (--with-default-root-credentials): INSECURE outside development', { username: root.username });
+      }
+      return root.password;
+    }
+    const generated = randomBytes(24).toString('base64url');
+    if (catalogEmpty) {
+      this.#rt.log.warn('root user created with a generated password: shown this once, store it now (set IGGY_ROOT_USERNAME and IGGY_ROOT_PASSWORD to choose your own)', {
+        username: root.username, password: generated,
+      });
+    }
+    return generated;
   }
 
   /**
@@ -281,7 +306,7 @@ class MetadataWorker {
   }
 
   #reply(token: number, frame: Uint8Array | null, completes: boolean): void {
-    this.#channels.send(shardThread(tokenShard(token)), { kind: 'reply', token, frame, completes });
+    this.#channels.send(shardThread(tokenShard(token)), { kind: 'reply', token, group: METADATA_GROUP, frame, completes });
   }
 
   #broadcastCommit(op: AppliedOp): void {
@@ -338,12 +363,12 @@ class MetadataWorker {
     this.#channels.flush();
   }
 
-  /** Every tick: read from the core's fields (`driver.status` would list the WAL's ops each time). */
+  /** Every tick: read the replica's role (`driver.status` would list the WAL's ops each time). */
   #publishStatus(): void {
     const driver = this.#driver;
     if (driver === null) return;
-    const c = driver.replica.core;
-    this.#rt.status.publishMetadata(c.view, c.status, c.primaryIndex(), BigInt(c.commitMax));
+    const role = driver.replica.role;
+    this.#rt.status.publishMetadata(role.view, role.status, role.primaryIndex, BigInt(role.commitMax));
   }
 
   #stats(): ReturnType<WorkerControl['stats']> {

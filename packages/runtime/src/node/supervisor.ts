@@ -20,7 +20,7 @@
  * ```
  */
 import { createServer, type Server } from 'node:http';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createMesh, meshEndpoints, type Mesh } from '@shoal/ring';
@@ -230,6 +230,12 @@ export class Supervisor {
       const wiped = wipeDataDir(disk, root);
       if (!wiped.ok) this.fatal('data_dir_wipe_failed', wiped.error.message);
       this.#log.warn('--fresh: data directory wiped', { path: root, removed: wiped.value.removed, kept: wiped.value.kept });
+    }
+    // A cluster's root user must come out the same whichever node creates it, so its first boot
+    // needs explicit credentials (the reference's `validate_root_credentials_env`); after --fresh
+    // a replica counts as booting for the first time.
+    if (config.cluster.enabled && config.root.password === null && !existsSync(join(root, 'metadata'))) {
+      this.fatal('config_invalid', 'root credentials required on the first boot of a cluster node: set IGGY_ROOT_USERNAME and IGGY_ROOT_PASSWORD (the same on every node), or pass --with-default-root-credentials for development');
     }
     const opened = openDataDir(disk, root, identityFor(config.cluster.name, config.node.replicaId));
     if (!opened.ok) this.fatal('data_dir_refused', opened.error.message);

@@ -39,6 +39,9 @@ import { METADATA_THREAD } from '../node/worker-data.js';
 import type { StatusTable } from '../status/status-table.js';
 import { shardOfGroup } from './shard-of.js';
 import { NO_PRIMARY, groupRole, notPrimaryCode } from '../engine/group-role.js';
+import type { ForwardOutcomes, PendingForward } from '../forwarding/forward-link.js';
+import { ForwardLinks } from '../forwarding/forward-links.js';
+import { ACKED_UNKNOWN } from '../client-plane/connection.js';
 
 export interface PartitionHostOptions {
   readonly shard: number;
@@ -49,7 +52,7 @@ export interface PartitionHostOptions {
   readonly reply: ReplyContext;
   readonly log: Logger;
   /** A finished request: its reply frame (or none) for the connection behind `token`. */
-  readonly deliver: (token: number, frame: Uint8Array | null, completes: boolean) => void;
+  readonly deliver: (token: number, group: bigint, frame: Uint8Array | null, completes: boolean) => void;
   /** A poll reply as parts (header, prefix, batch views). */
   readonly deliverParts: (token: number, parts: readonly Uint8Array[]) => void;
   /** On to another thread (DeleteSegments after resolving its offset). */
@@ -77,7 +80,18 @@ interface Owned {
    */
   readonly overflow: ClientRequest[];
   overflowBytes: number;
+  /**
+   * Writes forwarded to `forwardPeer` and not answered yet. A write whose target differs (this
+   * replica, or another peer after a view change) waits in `held` until they are answered, so a
+   * connection's writes to one partition are never applied out of the order it sent them.
+   */
+  forwardPeer: number;
+  forwardedWrites: number;
+  readonly held: ClientRequestMessage[];
 }
+
+/** Where a request for an owned partition runs: this replica, or the primary on another node. */
+const LOCAL = -1;
 
 /** Per partition: requests parked beyond the core's queue, by count and body bytes. */
 const OVERFLOW_REQUESTS_MAX = 4096;
@@ -86,7 +100,7 @@ const OVERFLOW_BYTES_MAX = 64 * 1024 * 1024;
 /** One retention pass per partition per minute (the reference cleaner's default interval). */
 export const RETENTION_INTERVAL_MS = 60_000;
 
-export class PartitionHost {
+export class PartitionHost implements ForwardOutcomes {
   readonly #o: PartitionHostOptions;
   readonly #layout: DataDirLayout;
   readonly #owned = new Map<bigint, Owned>();
@@ -97,10 +111,18 @@ export class PartitionHost {
   readonly #dirty = new Set<bigint>();
   #tableFullLogged = false;
   readonly events = new EventCounts();
+  /** This shard's forwarding links to the other nodes (requests for partitions they lead). */
+  readonly #links: ForwardLinks;
 
   constructor(options: PartitionHostOptions) {
     this.#o = options;
     this.#layout = new DataDirLayout(options.config.system.path);
+    this.#links = new ForwardLinks(options.config, this, options.log.child('forwarding'));
+  }
+
+  /** The forwarding links (metrics, the shard's sweep, shutdown). */
+  get links(): ForwardLinks {
+    return this.#links;
   }
 
   get size(): number {
@@ -142,19 +164,74 @@ export class PartitionHost {
 
   /** A request for a group this shard owns (the caller has checked the metadata fence). */
   execute(message: ClientRequestMessage): void {
-    const o = this.#o;
     const owned = this.#owned.get(message.group);
-    const header = new RequestHeaderView(message.header);
     if (owned === undefined) {
       // Deleted (or not created yet on this copy, which the fence rules out).
-      o.deliver(message.token, codeReply(o.reply, header, ErrorCode.PartitionNotFound), true);
+      const header = new RequestHeaderView(message.header);
+      this.#o.deliver(message.token, message.group, codeReply(this.#o.reply, header, ErrorCode.PartitionNotFound), true);
       return;
     }
+    if (owned.held.length > 0) {
+      owned.held.push(copyRequest(message));
+      return;
+    }
+    this.#route(owned, message);
+  }
+
+  /**
+   * Runs the request here or forwards it to the partition's primary (docs/cluster.md
+   * "Forwarded partition requests"). False: it is held behind forwarded writes (see `Owned`).
+   */
+  #route(owned: Owned, message: ClientRequestMessage): boolean {
+    const target = this.#targetOf(owned, message);
+    const write = isWriteRoute(message.route);
+    if (write && owned.forwardedWrites > 0 && target !== owned.forwardPeer) {
+      owned.held.push(copyRequest(message));
+      return false;
+    }
+    if (target !== LOCAL) {
+      if (write) {
+        owned.forwardPeer = target;
+        owned.forwardedWrites += 1;
+      }
+      this.#links.forward(target, message);
+      return true;
+    }
+    this.#runHere(owned, message);
+    return true;
+  }
+
+  /**
+   * | request                     | this replica is the acting primary | a backup in normal status (primary P elsewhere) |
+   * |-----------------------------|------------------------------------|--------------------------------------------------|
+   * | SendMessages, offset writes | here                               | P (here when carried from another node: 58)      |
+   * | GetConsumerOffset           | here                               | P (stored offsets of NoAck writes and poll auto-commit live on P) |
+   * | PollMessages                | here                               | here if it needs nothing of P and this replica applied the connection's acknowledged writes, else P |
+   *
+   * Anything else (a view change, recovery, no channel to P, a request carried here from
+   * another node) runs here: the core answers 57 / 58, a poll reads what this replica has.
+   */
+  #targetOf(owned: Owned, message: ClientRequestMessage): number {
+    if (message.forwarded || message.route === RequestRoute.resolve_delete_segments) return LOCAL;
+    const c = owned.driver.replica.role;
+    if (!c.normal || c.actingPrimary) return LOCAL;
+    const primary = c.primaryIndex;
+    if (primary === c.replica || !this.#links.reaches(primary)) return LOCAL;
+    if (message.route !== RequestRoute.poll) return primary;
+    const poll = pollMessagesCommand.decodeRequest(message.body);
+    if (!poll.ok) return LOCAL;
+    const needsPrimary = poll.value.autoCommit || poll.value.strategy.kind === 'next';
+    return needsPrimary || BigInt(c.commitMin) < message.fenceOp ? primary : LOCAL;
+  }
+
+  #runHere(owned: Owned, message: ClientRequestMessage): void {
+    const o = this.#o;
     const driver = owned.driver;
+    const header = new RequestHeaderView(message.header);
     if (message.route === RequestRoute.submit || message.route === RequestRoute.offset_local) {
       // Writes are admitted on the partition's primary only (clustering/client-failover.mdx).
       const refused = notPrimaryCode(driver);
-      if (refused !== 0) return o.deliver(message.token, codeReply(o.reply, header, refused), true);
+      if (refused !== 0) return o.deliver(message.token, message.group, codeReply(o.reply, header, refused), true);
     }
     switch (message.route) {
       case RequestRoute.submit:
@@ -166,13 +243,44 @@ export class PartitionHost {
       case RequestRoute.offset_local: {
         const outcome = driver.applyOffsetWriteLocally(header.operation, message.body);
         const body = outcome.ok ? encodeResultSuccess() : encodeResultRejection(outcome.code);
-        o.deliver(message.token, payloadReply(o.reply, header, body), true);
+        o.deliver(message.token, message.group, payloadReply(o.reply, header, body), true);
         o.touched();
         return;
       }
       case RequestRoute.resolve_delete_segments:
         return this.#resolveDeleteSegments(message, driver);
     }
+  }
+
+  // ---- forwarding outcomes (forwarding/forward-link.ts) ---------------------------------------
+
+  forwardAnswered(request: PendingForward, frame: Uint8Array | null, completes: boolean): void {
+    // The frame is a view of the link's receive buffer: the connection keeps a copy.
+    this.#o.deliver(request.token, request.group, frame === null ? null : frame.slice(), completes);
+    if (completes) this.#forwardEnded(request);
+  }
+
+  forwardFailed(request: PendingForward, code: number): void {
+    this.#o.deliver(request.token, request.group, codeReply(this.#o.reply, new RequestHeaderView(request.header), code), true);
+    this.#forwardEnded(request);
+  }
+
+  /** A forwarded write ended: once none is outstanding, the held requests run in order. */
+  #forwardEnded(request: PendingForward): void {
+    if (!isWriteRoute(request.route)) return;
+    const owned = this.#owned.get(request.group);
+    if (owned === undefined || owned.forwardedWrites === 0) return;
+    owned.forwardedWrites -= 1;
+    if (owned.forwardedWrites > 0) return;
+    while (owned.held.length > 0) {
+      const next = owned.held.shift() as ClientRequestMessage;
+      if (!this.#route(owned, next)) {
+        // Held again at the front: it is the oldest.
+        owned.held.unshift(owned.held.pop() as ClientRequestMessage);
+        break;
+      }
+    }
+    this.#o.touched();
   }
 
   tick(): void {
@@ -203,7 +311,7 @@ export class PartitionHost {
     owned.overflowBytes = 0;
     const o = this.#o;
     for (const pending of o.ledger.takeGroup(group)) {
-      o.deliver(pending.token, codeReply(o.reply, pending, ErrorCode.TransientNotCommitted), true);
+      o.deliver(pending.token, group, codeReply(o.reply, pending, ErrorCode.TransientNotCommitted), true);
     }
   }
 
@@ -263,6 +371,7 @@ export class PartitionHost {
 
   /** Clean shutdown: every driver flushes, syncs its log, records its frontier and closes. */
   closeAll(): void {
+    this.#links.close();
     for (const owned of this.#owned.values()) owned.driver.close();
     this.#owned.clear();
   }
@@ -317,7 +426,10 @@ export class PartitionHost {
       o.fatal(opened.reason, `partition ${route.streamId}/${route.topicId}/${route.partitionId}: ${opened.detail}`);
       return;
     }
-    const owned: Owned = { driver: opened.driver, route, view: -1, primary: NO_PRIMARY, acting: false, overflow: [], overflowBytes: 0 };
+    const owned: Owned = {
+      driver: opened.driver, route, view: -1, primary: NO_PRIMARY, acting: false, overflow: [], overflowBytes: 0, forwardPeer: LOCAL,
+      forwardedWrites: 0, held: [],
+    };
     this.#owned.set(group, owned);
     opened.driver.observePartition(route);
     this.#publish(group, owned);
@@ -326,6 +438,9 @@ export class PartitionHost {
   }
 
   #destroy(group: bigint, owned: Owned): void {
+    for (const held of owned.held.splice(0)) {
+      this.#o.deliver(held.token, group, codeReply(this.#o.reply, new RequestHeaderView(held.header), ErrorCode.PartitionNotFound), true);
+    }
     owned.driver.destroy();
     this.#owned.delete(group);
     this.#o.status.retirePartition(group);
@@ -357,7 +472,7 @@ export class PartitionHost {
         owned.overflowBytes += request.body.length;
       } else {
         o.ledger.forget(message.token, message.group, request.request);
-        o.deliver(message.token, codeReply(o.reply, request, ErrorCode.TransientNotCommitted), true);
+        o.deliver(message.token, message.group, codeReply(o.reply, request, ErrorCode.TransientNotCommitted), true);
       }
     }
     o.touched();
@@ -383,12 +498,16 @@ export class PartitionHost {
   #poll(message: ClientRequestMessage, header: RequestHeaderView, driver: PartitionDriver): void {
     const o = this.#o;
     const request = pollMessagesCommand.decodeRequest(message.body);
-    if (!request.ok) return o.deliver(message.token, statusReply(o.reply, header, ErrorCode.InvalidCommand), true);
+    if (!request.ok) return o.deliver(message.token, message.group, statusReply(o.reply, header, ErrorCode.InvalidCommand), true);
+    if (!appliedFence(driver, message.fenceOp)) {
+      // This replica has not applied a write this connection was acknowledged: not yet (retry).
+      return o.deliver(message.token, message.group, codeReply(o.reply, header, ErrorCode.TransientNotCommitted), true);
+    }
     const polled = driver.poll({
       consumer: unpackConsumerRef(message.hostValue), strategy: request.value.strategy, count: request.value.count,
       autoCommit: request.value.autoCommit,
     }, driver.status.primary);
-    if (!polled.ok) return o.deliver(message.token, statusReply(o.reply, header, polled.code), true);
+    if (!polled.ok) return o.deliver(message.token, message.group, statusReply(o.reply, header, polled.code), true);
     const reply = polled.reply;
     o.deliverParts(message.token, payloadReplyParts(o.reply, header, [reply.prefix, ...reply.batches]));
     if (request.value.autoCommit) o.touched();
@@ -400,7 +519,7 @@ export class PartitionHost {
     const payload = stored === undefined
       ? new Uint8Array(0)
       : getConsumerOffsetCommand.encodeResponse({ partitionId: driver.state.identity.partitionId, currentOffset: driver.state.currentOffset, storedOffset: stored });
-    o.deliver(message.token, payloadReply(o.reply, header, payload), true);
+    o.deliver(message.token, message.group, payloadReply(o.reply, header, payload), true);
   }
 
   #resolveDeleteSegments(message: ClientRequestMessage, driver: PartitionDriver): void {
@@ -422,7 +541,27 @@ export class PartitionHost {
     const matched = this.#o.ledger.match(token, group, frame);
     // Unmatched: a request already answered 57 when this replica lost the primary role, then
     // committed after all (this replica led again): the client has moved on.
-    if (matched.completes) this.#o.deliver(token, matched.frame, true);
+    if (matched.completes) this.#o.deliver(token, group, matched.frame, true);
   }
 }
 
+
+function isWriteRoute(route: RequestRoute): boolean {
+  return route === RequestRoute.submit || route === RequestRoute.offset_local;
+}
+
+/** A held request outlives the ring visit (or the socket chunk): copy its bytes. */
+export function copyRequest(message: ClientRequestMessage): ClientRequestMessage {
+  return { ...message, header: message.header.slice(), body: message.body.slice() };
+}
+
+/**
+ * Has this replica applied the connection's acknowledged write `fenceOp` of this partition? A
+ * fence beyond the head of an acting primary's log was acknowledged by an earlier incarnation of
+ * the group (deleted, then created again): nothing of it can be waited for.
+ */
+function appliedFence(driver: PartitionDriver, fenceOp: bigint): boolean {
+  const c = driver.replica.role;
+  if (BigInt(c.commitMin) >= fenceOp) return true;
+  return c.actingPrimary && (fenceOp === ACKED_UNKNOWN || fenceOp > BigInt(c.op));
+}

@@ -16,16 +16,21 @@
  * 0 binds `tcp.address` and reports the descriptor; the others share it when the supervisor
  * relays it) and reports ready.
  */
+import { randomBytes } from 'node:crypto';
 import xxhash from 'xxhash-wasm';
-import { clusterIdFromName } from '@shoal/protocol';
+import { ErrorCode, RequestHeaderView, clusterIdFromName } from '@shoal/protocol';
 import { RealDisk } from '@shoal/storage';
+import { concatBytes } from '@shoal/stdx';
 import { Channels } from '../channels/channels.js';
 import type { ChannelMessage, ClientRequestMessage, SessionSubmitMessage } from '../channels/messages.js';
 import { ClientPlane } from '../client-plane/client-plane.js';
 import { ClientListener } from '../client-plane/listener.js';
 import { NodeFacts } from '../client-plane/node-facts.js';
 import type { PlaneContext } from '../client-plane/plane-context.js';
-import type { ReplyContext } from '../client-plane/replies.js';
+import { codeReply, type ReplyContext } from '../client-plane/replies.js';
+import type { ShoalConfig } from '../config/index.js';
+import { ChannelServer, type ForwardedRequestSink } from '../forwarding/channel-server.js';
+import { channelKeys, type ChannelIdentity } from '../forwarding/handshake.js';
 import { tokenShard } from '../client-plane/token.js';
 import { WallClock } from '../engine/clock.js';
 import { RequestLedger } from '../engine/request-ledger.js';
@@ -37,7 +42,7 @@ import { shardThread } from '../node/worker-data.js';
 import { WorkerRuntime, type WorkerControl } from '../node/worker-runtime.js';
 import { HashPool } from '../pool/hash-pool.js';
 import { MetadataCopy } from './metadata-copy.js';
-import { PartitionHost, RETENTION_INTERVAL_MS } from './partition-host.js';
+import { PartitionHost, RETENTION_INTERVAL_MS, copyRequest } from './partition-host.js';
 import { shardOfGroup } from './shard-of.js';
 
 const TICK_MS = 10;
@@ -45,7 +50,7 @@ const SWEEP_MS = 1000;
 /** Ring backlog (bytes waiting for space towards other threads) above which sockets are not read. */
 const BACKLOG_HOLD_BYTES = 64 * 1024 * 1024;
 
-class ShardWorker {
+class ShardWorker implements ForwardedRequestSink {
   readonly #rt: WorkerRuntime;
   readonly #shard: number;
   readonly #thread: number;
@@ -60,8 +65,9 @@ class ShardWorker {
   readonly #reply: ReplyContext;
   readonly #facts: NodeFacts;
   readonly #links: ReplicaLinks;
-  /** Requests from other threads waiting for this copy to reach their metadata op. */
-  #deferred: ClientRequestMessage[] = [];
+  /** Requests waiting for this copy to reach their metadata op (FIFO), with when they arrived. */
+  #deferred: Deferred[] = [];
+  readonly #channelServer: ChannelServer;
   #plane: ClientPlane | null = null;
   #listener: ClientListener | null = null;
   #draining = false;
@@ -118,7 +124,7 @@ class ShardWorker {
       ledger: this.#ledger,
       reply: this.#reply,
       log: rt.log.child('partitions'),
-      deliver: (token, frame, completes) => this.#deliver(token, frame, completes),
+      deliver: (token, group, frame, completes) => this.#deliver(token, group, frame, completes),
       deliverParts: (token, parts) => this.#deliverParts(token, parts),
       forward: (thread, message) => this.#dispatch(thread, message),
       fatal: (reason, detail) => rt.fatal(driverFatalReason(reason), detail),
@@ -126,6 +132,38 @@ class ShardWorker {
       toReplica: (replica, group, frame) => this.#links.send(replica, group, frame),
     });
     this.#copy.onChange(() => this.#onMetadataChange());
+    this.#channelServer = new ChannelServer({
+      shard: this.#shard,
+      identity: channelIdentity(config),
+      frameSizeMax: config.tcp.frameSizeMaxBytes,
+      reply: this.#reply,
+      randomBytes: (size) => new Uint8Array(randomBytes(size)),
+      log: rt.log.child('forwarding'),
+    }, this);
+  }
+
+  /**
+   * A request another node forwarded to this one (forwarding/channel-server.ts): it waits for
+   * this node's metadata copy to reach the forwarder's, like a request from another shard.
+   */
+  acceptForwarded(message: ClientRequestMessage): void {
+    const owner = shardThread(shardOfGroup(message.group, this.#shardCount));
+    if (owner !== this.#thread) {
+      this.#channels.send(owner, message);
+      this.#turn.touch();
+      return;
+    }
+    this.#acceptRequest(message);
+    this.#turn.touch();
+  }
+
+  /** A request for a partition of this shard: now, or behind the metadata fence. */
+  #acceptRequest(message: ClientRequestMessage): void {
+    if (message.metadataOp > this.#copy.appliedOp || this.#deferred.length > 0) {
+      this.#deferred.push({ message: copyRequest(message), sinceMs: Date.now() });
+    } else {
+      this.#partitions.execute(message);
+    }
   }
 
   async start(): Promise<void> {
@@ -145,6 +183,7 @@ class ShardWorker {
       listener: () => this.#listener as ClientListener,
       ownerThreadOf: (group) => shardThread(shardOfGroup(group, this.#shardCount)),
       dispatch: (thread, message) => this.#dispatch(thread, message),
+      channels: this.#channelServer,
       nowMicros: () => this.#clock.realtimeMicros(),
     };
     this.#plane = new ClientPlane(ctx, () => this.#held || this.#draining);
@@ -191,11 +230,7 @@ class ShardWorker {
         this.#copy.applyCommit(message);
         break;
       case 'client_request':
-        if (message.metadataOp > this.#copy.appliedOp || this.#deferred.length > 0) {
-          this.#deferred.push(copyRequest(message));
-        } else {
-          this.#partitions.execute(message);
-        }
+        this.#acceptRequest(message);
         break;
       case 'reply':
         this.#plane?.onReply(message, true);
@@ -214,8 +249,8 @@ class ShardWorker {
   #onMetadataChange(): void {
     if (!this.#copy.ready) return;
     this.#partitions.reconcile(this.#copy.state);
-    while (this.#deferred.length > 0 && (this.#deferred[0] as ClientRequestMessage).metadataOp <= this.#copy.appliedOp) {
-      this.#partitions.execute(this.#deferred.shift() as ClientRequestMessage);
+    while (this.#deferred.length > 0 && (this.#deferred[0] as Deferred).message.metadataOp <= this.#copy.appliedOp) {
+      this.#partitions.execute((this.#deferred.shift() as Deferred).message);
     }
     void this.#maybeListen();
   }
@@ -229,16 +264,16 @@ class ShardWorker {
       this.#turn.touch();
       return;
     }
-    if (message.kind === 'client_request') this.#partitions.execute(message);
+    if (message.kind === 'client_request') this.#acceptRequest(message);
   }
 
-  #deliver(token: number, frame: Uint8Array | null, completes: boolean): void {
+  #deliver(token: number, group: bigint, frame: Uint8Array | null, completes: boolean): void {
     const shard = tokenShard(token);
     if (shard === this.#shard) {
-      this.#plane?.onReply({ kind: 'reply', token, frame, completes }, false);
+      this.#plane?.onReply({ kind: 'reply', token, group, frame, completes }, false);
       return;
     }
-    this.#channels.send(shardThread(shard), { kind: 'reply', token, frame, completes });
+    this.#channels.send(shardThread(shard), { kind: 'reply', token, group, frame, completes });
     this.#turn.touch();
   }
 
@@ -248,15 +283,7 @@ class ShardWorker {
       this.#plane?.onReplyParts(token, parts);
       return;
     }
-    let length = 0;
-    for (const part of parts) length += part.length;
-    const frame = new Uint8Array(length);
-    let at = 0;
-    for (const part of parts) {
-      frame.set(part, at);
-      at += part.length;
-    }
-    this.#deliver(token, frame, true);
+    this.#deliver(token, 0n, concatBytes(parts), true);
   }
 
   // ---- listening ----------------------------------------------------------------------------
@@ -325,6 +352,9 @@ class ShardWorker {
     if (this.#rt.stopped) return;
     const now = Date.now();
     this.#listener?.sweep(now);
+    this.#partitions.links.sweep(now);
+    this.#channelServer.sweep(now);
+    this.#expireDeferred(now);
     const heartbeat = this.#rt.data.config.heartbeat;
     if (heartbeat.enabled) this.#plane?.sweepStale(now, heartbeat.staleAfterMs);
     this.#publishTraffic();
@@ -332,6 +362,24 @@ class ShardWorker {
       this.#lastRetentionMs = now;
       this.#partitions.applyRetention(this.#copy.state);
     }
+  }
+
+  /**
+   * A forwarded request is not kept waiting for this node's metadata copy beyond
+   * DEFERRED_FORWARD_MS: it is answered 57 (the forwarder gave up at its own deadline soon after).
+   */
+  #expireDeferred(nowMs: number): void {
+    if (this.#deferred.length === 0) return;
+    const kept: Deferred[] = [];
+    for (const d of this.#deferred) {
+      if (!d.message.forwarded || nowMs - d.sinceMs < DEFERRED_FORWARD_MS) {
+        kept.push(d);
+        continue;
+      }
+      const header = new RequestHeaderView(d.message.header);
+      this.#deliver(d.message.token, d.message.group, codeReply(this.#reply, header, ErrorCode.TransientNotCommitted), true);
+    }
+    this.#deferred = kept;
   }
 
   #endTurn(): void {
@@ -419,9 +467,20 @@ class ShardWorker {
   }
 }
 
-/** A deferred request outlives the ring visit: copy its bytes. */
-function copyRequest(message: ClientRequestMessage): ClientRequestMessage {
-  return { ...message, header: message.header.slice(), body: message.body.slice() };
+interface Deferred {
+  readonly message: ClientRequestMessage;
+  readonly sinceMs: number;
+}
+
+/** How long a forwarded request may wait for this node's metadata copy (below the forwarder's deadline). */
+const DEFERRED_FORWARD_MS = 5_000;
+
+/** The channel identity of this node, or null without `[cluster.auth]` (no forwarding). */
+function channelIdentity(config: ShoalConfig): ChannelIdentity | null {
+  const keys = config.cluster.enabled && config.node.replicaCount > 1 ? channelKeys(config.cluster.auth) : null;
+  return keys === null ? null : {
+    cluster: clusterIdFromName(config.cluster.name), self: config.node.replicaId, replicaCount: config.node.replicaCount, keys,
+  };
 }
 
 const runtime = new WorkerRuntime();

@@ -2,13 +2,16 @@ import { assert } from '@shoal/stdx';
 import type { ByteReader } from '../../codec/byte-reader.js';
 import type { ByteWriter } from '../../codec/byte-writer.js';
 import { type Decoded, fail, ok } from '../../codec/decoded.js';
-import { decodeExact, encodeWith } from '../../codec/body-codec.js';
+import { decodeExact, decodePrefix, encodeWith } from '../../codec/body-codec.js';
 import { type CommandCode, type CommandInfo, commandByCode } from '../command-code.js';
 
 /**
  * One codec per command of commands.mdx. Requests are the body after the 256-byte header;
  * responses are the payload a client sees after the status check and after the result section is
- * stripped (result-framed operations). Every decoder requires exact consumption.
+ * stripped (result-framed operations). Request decoders read what they need from the start of the
+ * body and ignore trailing bytes, as the reference server does (`decode_from`, codec.rs); bodies
+ * that end in an options block consume everything, so there trailing bytes are the block. Response
+ * decoders require exact consumption.
  *
  *   codec.encodeRequest(req)      → body bytes
  *   codec.decodeRequest(body)     → Decoded<Req>
@@ -53,7 +56,7 @@ export function defineCommand<Req, Res>(
     info,
     hasResponseBody: response !== null,
     encodeRequest: (req: Req) => encodeWith((w) => request.write(w, req)),
-    decodeRequest: (body: Uint8Array) => decodeExact(body, (r) => request.read(r)),
+    decodeRequest: (body: Uint8Array) => decodePrefix(body, (r) => request.read(r)),
     encodeResponse: (res: Res) => {
       if (response === null) {
         assert(res === null, 'encodeResponse: this command has no response body');

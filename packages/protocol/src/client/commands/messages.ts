@@ -1,5 +1,5 @@
 import { assert } from '@shoal/stdx';
-import { readBool } from '../../codec/body-codec.js';
+import { readNonZero } from '../../codec/body-codec.js';
 import { CommandCode } from '../command-code.js';
 import { type Consumer, readConsumer, writeConsumer } from '../encodings/consumer.js';
 import { type Identifier, identifierByteLength, readIdentifier, writeIdentifier } from '../encodings/identifier.js';
@@ -82,7 +82,7 @@ export const pollMessagesCommand = defineCommand<PollMessagesRequest, PolledMess
       partitionId: readOptionalPartitionId(r),
       strategy: readPollingStrategy(r),
       count: r.u32('count'),
-      autoCommit: readBool(r, 'auto_commit'),
+      autoCommit: readNonZero(r, 'auto_commit'),
     }),
   },
   POLLED_MESSAGES,
@@ -90,8 +90,8 @@ export const pollMessagesCommand = defineCommand<PollMessagesRequest, PolledMess
 
 /**
  * `[metadata_length:u32][stream_id][topic_id][partitioning][messages_count:u32][batch]`.
- * The decoder checks that metadata_length equals the bytes the metadata actually took and that a
- * batch header follows; the batch itself is returned as a view. Reply: SendMessages confirmations.
+ * The decoder checks that metadata_length covers the bytes the metadata actually took (extra
+ * metadata bytes are skipped, as the reference does) and that a batch header follows; the batch itself is returned as a view. Reply: SendMessages confirmations.
  */
 export const sendMessagesCommand = defineCommand<SendMessagesRequest, SendMessagesResponse>(
   CommandCode.SendMessages,
@@ -111,7 +111,12 @@ export const sendMessagesCommand = defineCommand<SendMessagesRequest, SendMessag
       const topicId = readIdentifier(r, 'topic_id');
       const partitioning = readPartitioning(r);
       const messagesCount = r.u32('messages_count');
-      if (!r.failed && r.offset - start !== metadataLength) r.fail('metadata_length_mismatch');
+      // The reference decodes the header from `body[4 .. 4 + metadata_length]` and ignores what is
+      // left of that slice (responses.rs `decode_from`): a longer metadata_length is accepted, a
+      // shorter one (the header would overrun it) is not.
+      const consumed = r.offset - start;
+      if (!r.failed && consumed > metadataLength) r.fail('metadata_length_mismatch');
+      if (!r.failed) r.bytesView(metadataLength - consumed, 'metadata_padding');
       const batch = r.rest();
       if (!r.failed && batch.length < BATCH_PREFIX.headerSize) r.fail('batch_header_truncated');
       return { streamId, topicId, partitioning, messagesCount, batch };
@@ -133,7 +138,7 @@ export const flushUnsavedBufferCommand = defineCommand<FlushUnsavedBufferRequest
       streamId: readIdentifier(r, 'stream_id'),
       topicId: readIdentifier(r, 'topic_id'),
       partitionId: r.u32('partition_id'),
-      fsync: readBool(r, 'fsync'),
+      fsync: readNonZero(r, 'fsync'),
     }),
   },
   null,

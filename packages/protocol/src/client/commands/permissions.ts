@@ -1,7 +1,7 @@
 import type { ByteReader } from '../../codec/byte-reader.js';
 import type { ByteWriter } from '../../codec/byte-writer.js';
 import type { Decoded } from '../../codec/decoded.js';
-import { decodeExact, encodeWith, readBool } from '../../codec/body-codec.js';
+import { decodeExact, encodeWith, readBool, readNonZero } from '../../codec/body-codec.js';
 
 /**
  * Permissions bytes (apache/iggy core/binary_protocol/src/primitives/permissions.rs, `WirePermissions`):
@@ -80,33 +80,39 @@ export function writePermissions(w: ByteWriter, p: Permissions): void {
   });
 }
 
-export function readPermissions(r: ByteReader): Permissions {
+/**
+ * Strict by default (replies: every flag 0 or 1, so a decoded reply re-encodes exactly). Requests
+ * pass `lenient`: every flag then reads as the reference's `read_bool`, any non-zero byte true
+ * (primitives/permissions.rs).
+ */
+export function readPermissions(r: ByteReader, lenient = false): Permissions {
+  const readFlag = lenient ? readNonZero : readBool;
   const g: Record<string, boolean> = {};
-  for (const key of GLOBAL_KEYS) g[key] = readBool(r, `permission_${key}`);
+  for (const key of GLOBAL_KEYS) g[key] = readFlag(r, `permission_${key}`);
   const streams: StreamPermissions[] = [];
-  let more = readBool(r, 'has_streams');
+  let more = readFlag(r, 'has_streams');
   while (more && !r.failed) {
     const streamId = r.u32('permission_stream_id');
     const s: Record<string, boolean> = {};
-    for (const key of STREAM_KEYS) s[key] = readBool(r, `permission_${key}`);
+    for (const key of STREAM_KEYS) s[key] = readFlag(r, `permission_${key}`);
     const topics: TopicPermissions[] = [];
-    let moreTopics = readBool(r, 'has_topics');
+    let moreTopics = readFlag(r, 'has_topics');
     while (moreTopics && !r.failed) {
       const topicId = r.u32('permission_topic_id');
       const t: Record<string, boolean> = {};
-      for (const key of TOPIC_KEYS) t[key] = readBool(r, `permission_${key}`);
+      for (const key of TOPIC_KEYS) t[key] = readFlag(r, `permission_${key}`);
       topics.push({
         topicId, manageTopic: t['manageTopic'] === true, readTopic: t['readTopic'] === true,
         pollMessages: t['pollMessages'] === true, sendMessages: t['sendMessages'] === true,
       });
-      moreTopics = readBool(r, 'has_next_topic');
+      moreTopics = readFlag(r, 'has_next_topic');
     }
     streams.push({
       streamId, manageStream: s['manageStream'] === true, readStream: s['readStream'] === true,
       manageTopics: s['manageTopics'] === true, readTopics: s['readTopics'] === true,
       pollMessages: s['pollMessages'] === true, sendMessages: s['sendMessages'] === true, topics,
     });
-    more = readBool(r, 'has_next_stream');
+    more = readFlag(r, 'has_next_stream');
   }
   return {
     global: {
@@ -124,8 +130,8 @@ export function encodePermissions(p: Permissions): Uint8Array {
   return encodeWith((w) => writePermissions(w, p));
 }
 
-export function decodePermissions(bytes: Uint8Array): Decoded<Permissions> {
-  return decodeExact(bytes, readPermissions);
+export function decodePermissions(bytes: Uint8Array, lenient = false): Decoded<Permissions> {
+  return decodeExact(bytes, (r) => readPermissions(r, lenient));
 }
 
 /** `[permissions_len: u32][permissions]`, the form requests and user details use. */
@@ -134,11 +140,11 @@ export function writeLengthPrefixedPermissions(w: ByteWriter, p: Permissions): v
   w.u32(bytes.length).bytes(bytes);
 }
 
-export function readLengthPrefixedPermissions(r: ByteReader): Permissions | null {
+export function readLengthPrefixedPermissions(r: ByteReader, lenient = false): Permissions | null {
   const length = r.u32('permissions_length');
   const bytes = r.bytesView(length, 'permissions');
   if (r.failed) return null;
-  const decoded = decodePermissions(bytes);
+  const decoded = decodePermissions(bytes, lenient);
   if (!decoded.ok) {
     r.fail(decoded.reason);
     return null;

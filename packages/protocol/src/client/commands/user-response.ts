@@ -1,6 +1,7 @@
 import type { ByteReader } from '../../codec/byte-reader.js';
 import type { ByteWriter } from '../../codec/byte-writer.js';
 import { readName, writeName } from '../encodings/name.js';
+import { type OptionEntry, readPrefixedOptions, writePrefixedOptions } from '../encodings/options-block.js';
 import type { BodyParts } from './command-codec.js';
 import { type Permissions, readLengthPrefixedPermissions, writeLengthPrefixedPermissions } from './permissions.js';
 
@@ -9,7 +10,7 @@ import { type Permissions, readLengthPrefixedPermissions, writeLengthPrefixedPer
  * user_response.rs, get_user.rs, get_users.rs; responses/personal_access_tokens/*;
  * pre-VSR core/binary_protocol/src/utils/mapper.rs for the raw token):
  *
- *   UserResponse   [id:u32][created_at:u64][status:u8][username:Name]
+ *   UserResponse   [id:u32][created_at:u64][status:u8][username:Name][options_len:u32][options]
  *   UserDetails    [UserResponse] then 4 zero bytes (no permissions)
  *                                 or [0x01][permissions_len:u32][permissions]
  *   GetUsers       [UserResponse]* to the end
@@ -25,6 +26,8 @@ export interface UserInfo {
   /** 1 active, 2 inactive. */
   readonly status: number;
   readonly username: string;
+  /** The options the client sent at create (user_response.rs: one client-explicit block). */
+  readonly options: readonly OptionEntry[];
 }
 
 export interface UserDetails extends UserInfo {
@@ -50,6 +53,7 @@ export function readUserStatus(r: ByteReader): number {
 export function writeUserInfo(w: ByteWriter, u: UserInfo): void {
   w.u32(u.id).u64(u.createdAt).u8(u.status);
   writeName(w, u.username);
+  writePrefixedOptions(w, u.options);
 }
 
 export function readUserInfo(r: ByteReader): UserInfo {
@@ -57,7 +61,8 @@ export function readUserInfo(r: ByteReader): UserInfo {
   const createdAt = r.u64('created_at');
   const status = readUserStatus(r);
   const username = readName(r, 'username');
-  return { id, createdAt, status, username };
+  const options = readPrefixedOptions(r, 'user_options');
+  return { id, createdAt, status, username, options };
 }
 
 export const USER_INFO: BodyParts<UserInfo> = { write: writeUserInfo, read: readUserInfo };

@@ -1,13 +1,13 @@
 import type { ByteReader } from '../../codec/byte-reader.js';
 import type { ByteWriter } from '../../codec/byte-writer.js';
-import { readBool } from '../../codec/body-codec.js';
+import { readFlagIsOne } from '../../codec/body-codec.js';
 import { CommandCode } from '../command-code.js';
 import { type Identifier, readIdentifier, writeIdentifier } from '../encodings/identifier.js';
 import { readName, readShortString, writeName, writeShortString } from '../encodings/name.js';
 import { type OptionEntry, readOptionsToEnd, writeOptionsBlock } from '../encodings/options-block.js';
 import { type BodyParts, EMPTY_BODY, type EmptyRequest, defineCommand, nullableWhenEmpty, sequenceToEnd } from './command-codec.js';
 import { type Permissions, readLengthPrefixedPermissions, writeLengthPrefixedPermissions } from './permissions.js';
-import { USER_DETAILS, USER_INFO, type UserDetails, type UserInfo, readUserStatus } from './user-response.js';
+import { USER_DETAILS, USER_INFO, type UserDetails, type UserInfo } from './user-response.js';
 
 /** User commands (commands.mdx "Users"). */
 export interface UserIdRequest {
@@ -56,8 +56,17 @@ function writeOptionalPermissions(w: ByteWriter, permissions: Permissions | null
   }
 }
 
+/** Only a flag of exactly 1 carries permissions (requests/users/create_user.rs, update_permissions.rs). */
 function readOptionalPermissions(r: ByteReader): Permissions | null {
-  return readBool(r, 'has_permissions') ? readLengthPrefixedPermissions(r) : null;
+  return readFlagIsOne(r, 'has_permissions') ? readLengthPrefixedPermissions(r, true) : null;
+}
+
+/**
+ * A requested status, read raw as the reference does (`status: u8`): CreateUser stores an unknown
+ * code as Active (`UserStatus::from_code(..).unwrap_or_default()`), UpdateUser ignores it.
+ */
+function readRequestedStatus(r: ByteReader): number {
+  return r.u8('user_status');
 }
 
 export const getUserCommand = defineCommand<UserIdRequest, UserDetails | null>(CommandCode.GetUser, USER_ID_BODY, nullableWhenEmpty(USER_DETAILS));
@@ -81,7 +90,7 @@ export const createUserCommand = defineCommand<CreateUserRequest, UserDetails>(
     read: (r) => {
       const username = readName(r, 'username');
       const password = readShortString(r, 'password');
-      const status = readUserStatus(r);
+      const status = readRequestedStatus(r);
       const permissions = readOptionalPermissions(r);
       return { username, password, status, permissions, options: readOptionsToEnd(r) };
     },
@@ -112,8 +121,8 @@ export const updateUserCommand = defineCommand<UpdateUserRequest, null>(
     },
     read: (r) => {
       const userId = readIdentifier(r, 'user_id');
-      const username = readBool(r, 'has_username') ? readName(r, 'username') : null;
-      const status = readBool(r, 'has_status') ? readUserStatus(r) : null;
+      const username = readFlagIsOne(r, 'has_username') ? readName(r, 'username') : null;
+      const status = readFlagIsOne(r, 'has_status') ? readRequestedStatus(r) : null;
       return { userId, username, status, options: readOptionsToEnd(r) };
     },
   },

@@ -6,8 +6,9 @@ import { decodeExact, encodeWith } from '../../codec/body-codec.js';
 
 /**
  * Optional partition id (encodings.mdx): 5 fixed bytes `[flag: u8][partition_id: u32]`; flag 1 =
- * set, flag 0 = none and the value bytes zero. Chosen strictness: a flag other than 0/1, or flag 0
- * with non-zero value bytes, is rejected (encoders never produce either).
+ * set, flag 0 = none and the value bytes zero (what the encoder writes). Read as the reference
+ * reads it (requests/messages/poll_messages.rs, consumer_offsets/*): set exactly when the flag is
+ * 1; any other flag means none and the value bytes are ignored.
  */
 export const OPTIONAL_PARTITION_ID_LENGTH = 5;
 
@@ -24,10 +25,7 @@ export function readOptionalPartitionId(r: ByteReader): number | null {
   const flag = r.u8('partition_flag');
   const value = r.u32('partition_id');
   if (r.failed) return null;
-  if (flag === 1) return value;
-  if (flag !== 0) r.fail('invalid_partition_flag');
-  else if (value !== 0) r.fail('partition_id_without_flag');
-  return null;
+  return flag === 1 ? value : null;
 }
 
 export function encodeOptionalPartitionId(partitionId: number | null): Uint8Array {
