@@ -242,7 +242,12 @@ export class SimClient {
     this.#epoch = 0n;
     this.#inFlight = [];
     this.#nextAt = this.#env.now() + RETRY_PAUSE_TICKS;
-    for (const f of lost) if (f.work !== null) this.#env.acked({ kind: 'unknown', clientIndex: this.index, work: f.work, why: `evicted (reason ${reason})` });
+    for (const f of lost) {
+      if (f.work === null) continue;
+      // The setup must happen (its outcome is unknown: a second CreateStream may answer "exists").
+      if (f.work.kind === 'setup_stream' || f.work.kind === 'setup_topic') this.#setup.unshift(f.work);
+      this.#env.acked({ kind: 'unknown', clientIndex: this.index, work: f.work, why: `evicted (reason ${reason})` });
+    }
   }
 
   #drop(f: InFlight): void {
@@ -297,6 +302,10 @@ export class SimClient {
     if ((work.kind === 'setup_stream' || work.kind === 'setup_topic') && code !== 0 && op === 0) {
       // Not decided yet (e.g. the stream is not visible to admission): try again.
       this.#setup.unshift(work);
+    }
+    if (work.kind === 'setup_topic' && (code === ErrorCode.StreamIdNotFound || code === ErrorCode.StreamNameNotFound) && this.#setup[0]?.kind !== 'setup_stream') {
+      // The data stream is not there (its creation's outcome was lost): create it first.
+      this.#setup.unshift(setupOps(this.#options)[0] as WorkOp);
     }
     this.#env.acked({
       kind: 'metadata', clientIndex: this.index, client: this.#clientId, request: f.request, work, code, op,

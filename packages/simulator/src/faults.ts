@@ -14,6 +14,9 @@
  *   cluster kill every replica killed at once (only where no kill can lose an acknowledged op)
  *   pause        a replica's process stops (SIGSTOP, a long GC pause): it neither runs nor reads;
  *                frames to it wait and its peers' per-peer queues back up until they overrun
+ *   disk errors  on a replica with a faulty disk, the next 1–3 mutating calls fail (EIO, ENOSPC):
+ *                the core rolls the write back or retries, or the driver stops (journal_io,
+ *                partition_io, transfer_io) and the process exits: a crash like a kill
  *
  * The one bound: at most `lossBudget` (max(1, f)) replicas may be *lossy* at once: down after a
  * crash that may have lost writes it acknowledged, or restarted after one and not caught up yet.
@@ -31,6 +34,9 @@ import { type SimulationOptions, faultTolerance } from './options.js';
 import { exponential } from './random.js';
 import type { Timeline } from './timeline.js';
 import type { TraceHash } from './trace.js';
+
+/** Ticks an injected disk error counts against the loss budget (the write it hits may come late). */
+const ERROR_PENDING_TICKS = 300;
 
 /** A partition held at least this long reaches the blind and short-log voting stages. */
 export const LONG_PARTITION_TICKS = 2000;
@@ -123,6 +129,8 @@ export class Faults {
   #lossyUnsafe(i: number): boolean {
     const life = this.#lives[i] as Life;
     if ((this.#host.nodes[i] as SimNode).dead !== null) return true;
+    // An injected disk error may still stop it: it holds a place in the budget meanwhile.
+    if ((this.#errorPendingUntil.get(i) ?? -1) > this.#host.tick) return true;
     return life.lossy && (life.downUntil >= 0 || life.recovering !== null);
   }
 
@@ -162,6 +170,7 @@ export class Faults {
       if (this.#isolate === null && o.isolateAfterRestartProbability > 0 && p.float() < o.isolateAfterRestartProbability) this.#startIsolate();
       if (o.clusterKillProbability > 0 && p.float() < o.clusterKillProbability) this.#clusterKill();
       if (o.pauseProbability > 0 && p.float() < o.pauseProbability) this.#pause();
+      if (o.diskErrorProbability > 0 && this.#host.faulty.size > 0 && p.float() < o.diskErrorProbability) this.#diskError();
       this.#advanceRolling();
       this.#advanceIsolate();
       if (this.#partitionUntil < 0) {
@@ -256,6 +265,36 @@ export class Faults {
     if (nodes.some((x) => this.#lossy(x, 'process'))) return;
     this.#host.marks.hit('fault.cluster_kill');
     for (const node of nodes) this.crash(node, 'process', this.#downTicks());
+  }
+
+  /** Replicas whose disk returned an injected error (their io stops are expected exits). */
+  readonly diskErrored = new Set<number>();
+  readonly #errorPendingUntil = new Map<number, number>();
+
+  #diskError(): void {
+    const candidates = this.#host.nodes.filter((x) => x.up && this.#host.faulty.has(x.index) && this.#mayCrash(x, 'process'));
+    if (candidates.length === 0) return;
+    const node = this.#p.pick(candidates);
+    const code = this.#p.bool() ? 'EIO' : 'ENOSPC';
+    const count = this.#p.range(1, 3);
+    node.disk.failNext(code, count);
+    this.diskErrored.add(node.index);
+    this.#errorPendingUntil.set(node.index, this.#host.tick + ERROR_PENDING_TICKS);
+    this.#host.marks.hit('fault.disk_write_error');
+    this.#host.trace.mix(11, node.index, count);
+    this.#host.timeline?.fault(this.#host.tick, node.index, 'disk error', `${code} x${count}`);
+  }
+
+  /**
+   * A driver stopped on an injected disk error: the process exits (its supervisor restarts it
+   * after the usual downtime). Within the loss budget by construction (errors are injected only
+   * where a kill may happen); a second exit in the same life is ignored.
+   */
+  exitOnIoError(index: number): void {
+    const node = this.#host.nodes[index] as SimNode;
+    if (!node.up) return;
+    this.#host.marks.hit('fault.disk_error_exit');
+    this.crash(node, 'process', this.#downTicks(), false);
   }
 
   #pause(): void {
@@ -431,16 +470,18 @@ export class Faults {
   }
 
   /**
-   * The degraded phase: f replicas go (or stay) down for good. Every lossy replica must be among
-   * them (a survivor must hold what it acknowledged); the rest are picked at random, the
-   * metadata primary first half the time. Returns the replicas kept down.
+   * The degraded phase: f replicas go (or stay) down for good. Every lossy replica and every
+   * replica with a faulty disk must be among them (a survivor must hold what was acknowledged,
+   * undamaged: with f gone, nobody else can vouch for it); the rest are picked at random, the
+   * metadata primary first half the time. Returns the replicas kept down (null: no such set).
    */
   degrade(): Set<number> | null {
     const host = this.#host;
     const f = faultTolerance(host.options.replicas);
     if (f === 0) return null;
+    // Survivors must hold what was acknowledged, undamaged: lossy replicas and faulty disks go first.
     const down = new Set<number>();
-    for (let i = 0; i < this.#lives.length; i++) if (this.#lossyUnsafe(i)) down.add(i);
+    for (let i = 0; i < this.#lives.length; i++) if (this.#lossyUnsafe(i) || host.faulty.has(i)) down.add(i);
     if (down.size > f) return null;
     const p = this.#p;
     const healthy = host.nodes.filter((x) => !down.has(x.index) && x.dead === null).map((x) => x.index);

@@ -40,6 +40,8 @@ const SIMULATOR_MARKS: readonly MarkInfo[] = [
   { name: 'fault.link_eviction', what: 'a bounded in-flight link evicted a random packet' },
   { name: 'fault.power_loss_partition_data', what: 'a power loss discarded unsynced partition-plane bytes' },
   { name: 'fault.torn_partition_write', what: 'a power loss tore or reordered a partition-plane write (faulty disk)' },
+  { name: 'fault.disk_write_error', what: 'a faulty disk failed writes (EIO / ENOSPC)' },
+  { name: 'fault.disk_error_exit', what: 'a driver stopped on a disk error and its process exited (then restarted)' },
   { name: 'fault.disk_read_fault', what: 'a faulty disk flipped bits on a read' },
   { name: 'phase.degraded_liveness', what: 'f replicas permanently down: the rest made progress and converged' },
   { name: 'phase.degraded_then_restored', what: 'the f downed replicas came back after the degraded phase and caught up' },

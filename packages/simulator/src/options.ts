@@ -50,6 +50,8 @@ export interface SimulationOptions {
   /** Disk faults of the faulty replicas (at most f of them; the others get none). */
   readonly diskFaults: SimDiskFaults;
   readonly faultyReplicas: number;
+  /** Per tick: probability that a faulty replica's disk fails its next 1–3 writes (EIO / ENOSPC). */
+  readonly diskErrorProbability: number;
   /** Mean extra ticks before a durable-write completion is delivered (disk latency). */
   readonly diskLatencyMeanTicks: number;
   readonly workload: WorkloadOptions;
@@ -89,6 +91,7 @@ export function calmOptions(seed: number, replicas: number, overrides: Partial<S
     degradedTicks: 1500,
     diskFaults: NO_FAULTS,
     faultyReplicas: 0,
+    diskErrorProbability: 0,
     diskLatencyMeanTicks: 0,
     workload: { dataPartitions: 2, metadataShare: 0.3, messagesMax: 4, offsetShare: 0.125, burst: false },
     messagesRequiredToSave: 1024,
@@ -157,13 +160,14 @@ export function optionsForSeed(seed: number, replicas = 3, overrides: Partial<Si
     degraded: f === 0 ? 'none' : pick(['none', 'none', 'none', 'permanent', 'permanent', 'restored']),
     degradedTicks: p.range(200, 600),
     faultyReplicas: f === 0 ? 0 : p.range(0, f),
+    diskErrorProbability: pick([0, 0, 0.0005, 0.002]),
     diskFaults: {
       tornWriteProbability: pick([0, 0.3, 0.7]),
       unsyncedPersistProbability: pick([0, 0.2, 0.5]),
       readBitFlipProbability: pick([0, 0.0005, 0.002]),
       misdirectedWriteProbability: pick([0, 0, 0.0002]),
     },
-    diskLatencyMeanTicks: pick([0, 0, 1, 3]),
+    diskLatencyMeanTicks: overlap || wide ? pick([0, 1, 3, 10]) : pick([0, 0, 1, 3]),
     workload: {
       dataPartitions: wide ? p.range(64, 80) : p.range(1, 3),
       metadataShare: wide ? 0.1 : pick([0.15, 0.3, 0.5]),

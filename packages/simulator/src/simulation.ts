@@ -103,6 +103,8 @@ export class Simulation {
   #queueDropped = 0;
   #evicted = 0;
   #maxGroups = 0;
+  /** Nodes whose driver stopped on an injected disk error: they exit at the end of the step. */
+  readonly #exiting = new Set<number>();
 
   constructor(options: SimulationOptions, hooks: SimulationHooks = {}, timeline: Timeline | null = null) {
     this.options = options;
@@ -222,6 +224,10 @@ export class Simulation {
     }
     for (const node of this.nodes) if (!this.faults.isPaused(node.index)) node.tick();
     for (const client of this.clients) client.tick();
+    if (this.#exiting.size > 0) {
+      for (const index of this.#exiting) this.faults.exitOnIoError(index);
+      this.#exiting.clear();
+    }
     if (this.#phase === 'safety') this.faults.step();
     this.faults.restartDue();
     this.faults.updateRecovering();
@@ -244,6 +250,12 @@ export class Simulation {
 
   #onFatal(node: number, group: bigint, reason: string, detail: string): void {
     if (this.#faulty.has(node) && (reason === 'partition_recovery_refused' || reason === 'metadata_recovery_refused')) return;
+    const io = reason === 'journal_io' || reason === 'partition_io' || reason === 'transfer_io'
+      || (reason === 'consensus' && detail.startsWith('journal_write_failed')); // the core stops on a failed write under vouched ops
+    if (this.faults.diskErrored.has(node) && io) {
+      this.#exiting.add(node); // the process exits at the end of this step
+      return;
+    }
     throw new SafetyViolation(`replica ${node} group ${group}: fatal ${reason}: ${detail}`);
   }
 

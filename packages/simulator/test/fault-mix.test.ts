@@ -5,6 +5,7 @@
  * fails here rather than going quiet in long runs.
  */
 import { describe, expect, it } from 'vitest';
+import { NO_FAULTS } from '@shoal/storage';
 import { Simulation, calmOptions, faultTolerance, type SimulationOptions } from '../src/index.js';
 
 function run(options: SimulationOptions, watch?: (sim: Simulation) => void): { sim: Simulation; result: ReturnType<Simulation['run']> } {
@@ -86,5 +87,13 @@ describe('fault mix', () => {
     expect(result.marks['fault.peer_queue_overrun']).toBeGreaterThan(0);
     expect(result.marks['check.consumer_offsets']).toBe(1);
     expect(result.stats.network.queueDropped).toBe(result.marks['fault.peer_queue_overrun']);
+  }, 60_000);
+
+  it('injected disk write errors: the core rolls back or retries, a stopped driver exits and restarts, nothing breaks', () => {
+    const { result } = run(calmOptions(51, 3, { safetyTicks: 2500, faultyReplicas: 1, diskFaults: NO_FAULTS, diskErrorProbability: 0.01, crashProbability: 0.001 }));
+    expect(result.ok, result.failure ?? '').toBe(true);
+    expect(result.marks['fault.disk_write_error']).toBeGreaterThan(0);
+    expect(result.marks['fault.disk_error_exit']).toBeGreaterThan(0);
+    expect(result.marks['core.journal_write_rollback']).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -13,12 +13,13 @@ import { Simulation, optionsForSeed } from '../src/index.js';
 
 export const OPEN_BUG_SEEDS: Readonly<Record<number, Readonly<Record<number, string>>>> = {
   3: {
-    5: 'offsets-fsync', 8: 'offsets-fsync', 15: 'offsets-fsync', 26: 'offsets-fsync', 29: 'offsets-fsync', 31: 'offsets-fsync',
-    33: 'offsets-fsync', 35: 'offsets-fsync', 41: 'offset-seal', 42: 'offsets-fsync', 48: 'offsets-fsync', 59: 'offsets-fsync',
+    8: 'offsets-fsync', 13: 'offsets-fsync', 20: 'offsets-fsync', 29: 'offsets-fsync', 31: 'offsets-fsync',
+    35: 'offsets-fsync', 43: 'offset-seal', 46: 'offsets-fsync', 47: 'offsets-fsync', 56: 'offsets-fsync',
+    59: 'offsets-fsync',
   },
   5: {
-    3: 'offsets-fsync', 5: 'offsets-fsync', 7: 'offsets-fsync', 8: 'offsets-fsync', 10: 'offset-seal', 12: 'offset-seal',
-    15: 'offsets-fsync', 26: 'offsets-fsync', 29: 'offsets-fsync', 30: 'offsets-fsync',
+    3: 'offsets-fsync', 4: 'offsets-fsync', 7: 'offsets-fsync', 8: 'offsets-fsync', 12: 'offset-seal',
+    14: 'offsets-fsync', 24: 'offsets-fsync', 26: 'offsets-fsync', 29: 'offsets-fsync', 30: 'offsets-fsync',
   },
 };
 
