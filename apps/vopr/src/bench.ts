@@ -21,7 +21,7 @@ export function bench(replicas = 3, ticks = 3000, clients = 48, seed = 1): Bench
     clients,
     safetyTicks: ticks,
     livenessTicks: 2000,
-    workload: { dataPartitions: 4, metadataShare: 0.02, messagesMax: 4 },
+    workload: { dataPartitions: 4, metadataShare: 0.02, messagesMax: 4, offsetShare: 0.125, burst: false },
   }));
   // Time the primary node's own work (its deliveries and its tick, flushes included).
   let primaryMs = 0;

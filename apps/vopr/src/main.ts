@@ -1,48 +1,61 @@
 /**
  * `vopr`: the deterministic simulator runner.
  *
- *   npm run vopr -- --seed S [--replicas N]                    one run, replayed exactly; prints the trace hash
- *   npm run vopr -- --seeds N [--seed-start S] [--replicas N] [--workers W]
- *                                                              N runs; ends with "N passed, M failed"
- *   npm run vopr -- --bench [--replicas N]                     simulator speed (calm cluster, heavy load)
+ *   npm run vopr -- --seed S [--replicas N] [--html FILE]   one run, replayed exactly; prints the trace
+ *                                                            hash and the marks; --html writes its timeline
+ *   npm run vopr -- --seeds N [--seed-start S] [--replicas N|3,5] [--workers W]
+ *                  [--out FILE.jsonl [--resume]] [--progress SECONDS] [--require-marks] [--verbose]
+ *                                                            N runs; ends with the coverage marks and
+ *                                                            "N passed, M failed"
+ *   npm run vopr -- --bench [--replicas N]                  simulator speed (calm cluster, heavy load)
  *
  * Without --replicas the cluster size comes from the seed (1, 2, 3 or 5: mostly 3 and 5), so a
- * failing seed printed by a --seeds run replays with --seed alone. --seeds runs spread over worker
- * threads (default: 2). Exit code 1 when any seed failed.
+ * failing seed printed by a --seeds run replays with --seed alone; a list (`--replicas 3,5`)
+ * picks by seed mod its length, and the failure line prints the exact replay command. --seeds
+ * runs spread over worker threads (default 2). --out appends one JSON line per seed; with
+ * --resume the seeds already in that file are not run again (their results count in the
+ * summary), so an interrupted long run continues where it stopped. Exit code 1 when any seed
+ * failed (or, with --require-marks, when an expected mark was never reached).
  */
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { Simulation, optionsForSeed, type SimulationResult } from '@shoal/simulator';
+import { Worker, isMainThread, parentPort } from 'node:worker_threads';
+import { EXPECTED_MARKS, Simulation, Timeline, optionsForSeed, profileForSeed } from '@shoal/simulator';
 import { bench } from './bench.js';
+import { clusterSize, describe, formatSummary, runMany, workerLoop } from './runner.js';
+import { renderTimeline } from './timeline-html.js';
 
-/** Cluster size of a seed when not forced: 1 and 2 now and then, mostly 3 and 5. */
-export function replicasForSeed(seed: number): number {
-  const r = seed % 10;
-  if (r === 0) return 1;
-  if (r === 1) return 2;
-  return r < 6 ? 3 : 5;
-}
-
-export function runSeed(seed: number, replicas: number | null): SimulationResult {
-  return new Simulation(optionsForSeed(seed, replicas ?? replicasForSeed(seed))).run();
-}
+export { replicasForSeed, runSeed } from './runner.js';
 
 interface Args {
   seed: number | null;
   seeds: number | null;
   seedStart: number;
-  replicas: number | null;
+  replicas: number[] | null;
   workers: number;
   verbose: boolean;
   bench: boolean;
+  html: string | null;
+  out: string | null;
+  resume: boolean;
+  progress: number;
+  requireMarks: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { seed: null, seeds: null, seedStart: 1, replicas: null, workers: 2, verbose: false, bench: false };
+  const args: Args = {
+    seed: null, seeds: null, seedStart: 1, replicas: null, workers: 2, verbose: false, bench: false, html: null, out: null,
+    resume: false, progress: 30, requireMarks: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
+    const text = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
     const value = (): number => {
-      const v = Number(argv[++i]);
+      const v = Number(text());
       if (!Number.isSafeInteger(v) || v < 0) throw new Error(`${flag} needs a non-negative integer`);
       return v;
     };
@@ -51,109 +64,83 @@ function parseArgs(argv: readonly string[]): Args {
       case '--seeds': args.seeds = value(); break;
       case '--seed-start': args.seedStart = value(); break;
       case '--replicas': {
-        const n = value();
-        if (![1, 2, 3, 5].includes(n)) throw new Error('--replicas must be 1, 2, 3 or 5');
-        args.replicas = n;
+        const list = text().split(',').map(Number);
+        if (list.length === 0 || list.some((n) => ![1, 2, 3, 5].includes(n))) throw new Error('--replicas must be 1, 2, 3 or 5, or a list like 3,5');
+        args.replicas = list;
         break;
       }
       case '--workers': args.workers = Math.max(1, value()); break;
       case '--verbose': args.verbose = true; break;
       case '--bench': args.bench = true; break;
+      case '--html': args.html = text(); break;
+      case '--out': args.out = text(); break;
+      case '--resume': args.resume = true; break;
+      case '--progress': args.progress = value(); break;
+      case '--require-marks': args.requireMarks = true; break;
       default: throw new Error(`unknown argument ${flag ?? ''}`);
     }
   }
   if (!args.bench && (args.seed === null) === (args.seeds === null)) throw new Error('give exactly one of --seed S, --seeds N or --bench');
+  if (args.html !== null && args.seed === null) throw new Error('--html goes with --seed S');
+  if (args.resume && args.out === null) throw new Error('--resume needs --out FILE');
   return args;
-}
-
-function describe(r: SimulationResult): string {
-  const s = r.stats;
-  return `seed ${r.seed} (replicas ${r.replicas}): ${r.ok ? 'ok' : 'FAILED'} ticks=${r.ticks} committed_ops=${r.committedOps} `
-    + `crashes=${s.crashes} partitions=${s.partitions} acks=${s.metadataAcks}+${s.sendAcks} trace=${r.traceHash}`;
-}
-
-interface WorkerTask {
-  readonly seeds: readonly number[];
-  readonly replicas: number | null;
-}
-
-type WorkerReply = { readonly kind: 'result'; readonly result: SimulationResult } | { readonly kind: 'done' };
-
-function runWorker(): void {
-  const task = workerData as WorkerTask;
-  const port = parentPort;
-  if (port === null) return;
-  for (const seed of task.seeds) {
-    const result = runSeed(seed, task.replicas);
-    port.postMessage({ kind: 'result', result } satisfies WorkerReply);
-  }
-  port.postMessage({ kind: 'done' } satisfies WorkerReply);
 }
 
 /**
  * A worker running this same module. Under tsx (the `npm run vopr` path) the worker registers
  * tsx's loader itself before importing the TypeScript entry; compiled, it imports the .js.
  */
-function spawnWorker(task: WorkerTask): Worker {
+function spawnWorker(): Worker {
   const url = import.meta.url;
-  if (!url.endsWith('.ts')) return new Worker(new URL(url), { workerData: task });
+  if (!url.endsWith('.ts')) return new Worker(new URL(url));
   const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(url)}); })`;
-  return new Worker(boot, { eval: true, workerData: task, execArgv: ['--conditions=source'] });
+  return new Worker(boot, { eval: true, execArgv: ['--conditions=source'] });
 }
 
-async function runMany(args: Args & { seeds: number }): Promise<number> {
+function runOne(args: Args & { seed: number }): number {
   const started = performance.now();
-  const all = Array.from({ length: args.seeds }, (_, i) => args.seedStart + i);
-  const workers = Math.min(args.workers, all.length);
-  const failures: SimulationResult[] = [];
-  let passed = 0;
-  let ops = 0;
-  const onResult = (r: SimulationResult): void => {
-    ops += r.committedOps;
-    if (r.ok) passed++;
-    else {
-      failures.push(r);
-      console.log(`${describe(r)}\n  ${r.failure ?? ''}`);
-    }
-    if (args.verbose && r.ok) console.log(describe(r));
-  };
-  if (workers <= 1) {
-    for (const seed of all) onResult(runSeed(seed, args.replicas));
-  } else {
-    await Promise.all(Array.from({ length: workers }, (_, w) => new Promise<void>((resolve, reject) => {
-      const seeds = all.filter((_, i) => i % workers === w);
-      const worker = spawnWorker({ seeds, replicas: args.replicas });
-      worker.on('message', (m: WorkerReply) => {
-        if (m.kind === 'result') onResult(m.result);
-        else void worker.terminate().then(() => resolve());
-      });
-      worker.on('error', reject);
-    })));
+  const replicas = clusterSize(args.seed, args.replicas);
+  const options = optionsForSeed(args.seed, replicas);
+  const timeline = args.html === null ? null : new Timeline(args.seed, replicas, options.clients);
+  const r = new Simulation(options, {}, timeline).run();
+  console.log(`${describe(r)} profile=${profileForSeed(args.seed)} crashes=${r.stats.crashes} partitions=${r.stats.partitions} `
+    + `acks=${r.stats.metadataAcks}+${r.stats.sendAcks}+${r.stats.offsetAcks}`);
+  if (!r.ok) console.log(r.failure);
+  const names = Object.keys(r.marks);
+  const expected = new Set(EXPECTED_MARKS.map((m) => m.name));
+  console.log(`marks: ${names.filter((n) => expected.has(n)).map((n) => `${n}×${r.marks[n]}`).join(' ') || '(none)'}`);
+  if (timeline !== null && args.html !== null) {
+    timeline.data.summary = {
+      ok: r.ok, failure: r.failure, traceHash: r.traceHash, committedOps: r.committedOps, marks: r.marks,
+      options: { profile: profileForSeed(args.seed), ...JSON.parse(JSON.stringify(options)) as Record<string, unknown> },
+    };
+    writeFileSync(args.html, renderTimeline(timeline.data));
+    console.log(`timeline: ${args.html}`);
   }
-  const seconds = (performance.now() - started) / 1000;
-  if (failures.length > 0) console.log(`failing seeds: ${failures.map((f) => f.seed).sort((a, b) => a - b).join(' ')}`);
-  console.log(`${passed} passed, ${failures.length} failed (${seconds.toFixed(1)} s, ${Math.round(ops / seconds)} committed ops/s)`);
-  return failures.length === 0 ? 0 : 1;
+  console.log(`trace hash: ${r.traceHash} (${((performance.now() - started) / 1000).toFixed(2)} s)`);
+  return r.ok ? 0 : 1;
 }
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   if (args.bench) {
-    bench(args.replicas ?? 3, 500); // warm-up (JIT)
-    const r = bench(args.replicas ?? 3);
+    const replicas = args.replicas?.[0] ?? 3;
+    bench(replicas, 500); // warm-up (JIT)
+    const r = bench(replicas);
     console.log(`bench: ${r.replicas} replicas, ${r.ticks} ticks, ${r.committedOps} committed ops in ${r.seconds.toFixed(2)} s: `
       + `${Math.round(r.opsPerSecond)} simulated committed ops/s; primary ${r.primaryMicrosPerOp.toFixed(1)} µs CPU per committed op`);
     return 0;
   }
-  if (args.seed !== null) {
-    const started = performance.now();
-    const r = runSeed(args.seed, args.replicas);
-    console.log(describe(r));
-    if (!r.ok) console.log(r.failure);
-    console.log(`trace hash: ${r.traceHash} (${((performance.now() - started) / 1000).toFixed(2)} s)`);
-    return r.ok ? 0 : 1;
-  }
-  return runMany({ ...args, seeds: args.seeds as number });
+  if (args.seed !== null) return runOne({ ...args, seed: args.seed });
+  const seeds = args.seeds as number;
+  const summary = await runMany({
+    seeds, seedStart: args.seedStart, replicas: args.replicas, workers: args.workers, out: args.out, resume: args.resume,
+    progressSeconds: args.progress, verbose: args.verbose, requireMarks: args.requireMarks, log: (line) => console.log(line),
+  }, spawnWorker);
+  console.log(formatSummary(summary, { seeds }));
+  if (summary.failed.length > 0) return 1;
+  if (args.requireMarks && summary.tally.missing().length > 0) return 1;
+  return 0;
 }
 
 if (isMainThread) {
@@ -163,6 +150,7 @@ if (isMainThread) {
     console.error(error instanceof Error ? error.message : error);
     process.exitCode = 2;
   });
-} else {
-  runWorker();
+} else if (parentPort !== null) {
+  const port = parentPort;
+  workerLoop({ postMessage: (m) => port.postMessage(m), on: (event, cb) => port.on(event, cb) });
 }

@@ -1,7 +1,9 @@
 /**
  * A simulated client: a minimal session that follows framing.mdx (LoginRegister with request 0,
  * a per-client request counter advanced by metadata-plane operations only, the session epoch from
- * the login reply echoed in every request), one request in flight at a time.
+ * the login reply echoed in every request), one request in flight at a time, except for bursts:
+ * in burst mode a client now and then sends batches to several partitions at once (a producer
+ * fanning out; partition ops carry no request number), each in flight on its own.
  *
  * Why not packages/client's Session: its retry model replays only on 57 on one connection; the
  * simulator must resend the SAME frame (same client id and request number) to another replica
@@ -17,7 +19,7 @@ import {
   isMetadataPlane, sendMessagesCommand,
 } from '@shoal/protocol';
 import type { Prng } from '@shoal/stdx';
-import { type WorkOp, type WorkloadOptions, nextOp, setupOps } from './workload.js';
+import { type WorkOp, type WorkloadOptions, burstOps, nextOp, setupOps } from './workload.js';
 
 export interface ClientEnv {
   readonly replicaCount: number;
@@ -47,6 +49,18 @@ export type AckRecord =
       readonly baseOffset: number;
       readonly messages: number;
       readonly frames: Uint8Array;
+    }
+  | {
+      /** A consumer-offset write answered (code 0: committed; else a committed rejection). */
+      readonly kind: 'offset';
+      readonly clientIndex: number;
+      readonly partitionId: number;
+      readonly consumer: number;
+      /** null: a delete. */
+      readonly offset: bigint | null;
+      readonly code: number;
+      /** The op the reply names (0 when it names none). */
+      readonly op: number;
     }
   | { readonly kind: 'rejected'; readonly clientIndex: number; readonly work: WorkOp; readonly code: number }
   | { readonly kind: 'unknown'; readonly clientIndex: number; readonly work: WorkOp; readonly why: string };
@@ -78,7 +92,7 @@ export class SimClient {
   #state: 'unbound' | 'registering' | 'bound' = 'unbound';
   #epoch = 0n;
   #counter = 1n;
-  #inFlight: InFlight | null = null;
+  #inFlight: InFlight[] = [];
   #nextAt = 0;
   #seq = 0;
   #setup: WorkOp[];
@@ -100,15 +114,16 @@ export class SimClient {
   }
 
   get busy(): boolean {
-    return this.#inFlight !== null;
+    return this.#inFlight.length > 0;
   }
 
   tick(): void {
     const now = this.#env.now();
-    const f = this.#inFlight;
-    if (f !== null) {
-      if (f.resendAt >= 0 && now >= f.resendAt) this.#resend(f, false);
-      else if (f.resendAt < 0 && now - f.sentAt >= TIMEOUT_TICKS) this.#resend(f, true);
+    if (this.#inFlight.length > 0) {
+      for (const f of [...this.#inFlight]) {
+        if (f.resendAt >= 0 && now >= f.resendAt) this.#resend(f, false);
+        else if (f.resendAt < 0 && now - f.sentAt >= TIMEOUT_TICKS) this.#resend(f, true);
+      }
       return;
     }
     if (now < this.#nextAt) return;
@@ -117,18 +132,21 @@ export class SimClient {
       return;
     }
     if (this.#state !== 'bound' || this.stopped) return;
+    if (this.#setup.length === 0 && this.#options.burst && this.#prng.below(4) === 0) {
+      for (const work of burstOps(this.#prng, this.#options, this.index, () => this.#seq++)) this.#send(work);
+      return;
+    }
     const work = this.#setup.shift() ?? nextOp(this.#prng, this.#options, this.index, this.#seq++);
     this.#send(work);
   }
 
   deliver(frame: Uint8Array): void {
-    const f = this.#inFlight;
-    if (f === null || frame.length < HEADER_SIZE) return;
+    if (this.#inFlight.length === 0 || frame.length < HEADER_SIZE) return;
     const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
     const command = frame[60];
     if (command === 13) {
       const client = view.getBigUint64(128, true) | (view.getBigUint64(136, true) << 64n);
-      if (client === this.#clientId) this.#onEviction(f, frame[255] as number);
+      if (client === this.#clientId) this.#onEviction(frame[255] as number);
       return;
     }
     if (command !== 8) return;
@@ -136,13 +154,20 @@ export class SimClient {
     const request = view.getBigUint64(REPLY_HEADER.request.offset, true);
     const operation = frame[REPLY_HEADER.operation.offset];
     const timestamp = view.getBigUint64(REPLY_HEADER.timestamp.offset, true);
-    if (client !== this.#clientId || request !== f.request || operation !== f.operation || timestamp !== f.timestamp) return;
+    if (client !== this.#clientId) return;
+    const f = this.#inFlight.find((x) => x.timestamp === timestamp && x.request === request && x.operation === operation);
+    if (f === undefined) return;
     const outcome = classifyServerFrame(frame);
     const replica = frame[61] as number;
     if (outcome.outcome === 'error') {
       const code = outcome.errorCode;
       if (code === ErrorCode.TransientNotCommitted || code === ErrorCode.TransientNotAccepted) {
         this.#retriable(f);
+        return;
+      }
+      if (code === ErrorCode.Unauthenticated && f.operation !== Operation.Register) {
+        // The node does not know this session (a gateway that restarted): log in again.
+        this.#onEviction(-1);
         return;
       }
       this.#finish(f, code, frame, null);
@@ -157,7 +182,7 @@ export class SimClient {
       this.#state = 'bound';
       this.#epoch = login.value.session;
       this.#counter = 1n;
-      this.#inFlight = null;
+      this.#inFlight = [];
       this.#primaryGuess = replica;
       return;
     }
@@ -188,7 +213,7 @@ export class SimClient {
     const timestamp = this.#timestamp++;
     const frame = encodeRequestFrame({ client: this.#clientId, operation, request, session: this.#epoch, timestamp }, body);
     const f: InFlight = { work, frame, request, operation, timestamp, sentAt: this.#env.now(), attempts: 1, target, resendAt: -1 };
-    this.#inFlight = f;
+    this.#inFlight.push(f);
     this.#env.send(this.endpoint, target, frame);
   }
 
@@ -211,16 +236,27 @@ export class SimClient {
     f.resendAt = this.#env.now() + RETRY_PAUSE_TICKS;
   }
 
-  #onEviction(f: InFlight, reason: number): void {
+  #onEviction(reason: number): void {
+    const lost = this.#inFlight;
     this.#state = 'unbound';
     this.#epoch = 0n;
-    this.#inFlight = null;
+    this.#inFlight = [];
     this.#nextAt = this.#env.now() + RETRY_PAUSE_TICKS;
-    if (f.work !== null) this.#env.acked({ kind: 'unknown', clientIndex: this.index, work: f.work, why: `evicted (reason ${reason})` });
+    for (const f of lost) {
+      if (f.work === null) continue;
+      // The setup must happen (its outcome is unknown: a second CreateStream may answer "exists").
+      if (f.work.kind === 'setup_stream' || f.work.kind === 'setup_topic') this.#setup.unshift(f.work);
+      this.#env.acked({ kind: 'unknown', clientIndex: this.index, work: f.work, why: `evicted (reason ${reason})` });
+    }
+  }
+
+  #drop(f: InFlight): void {
+    const i = this.#inFlight.indexOf(f);
+    if (i >= 0) this.#inFlight.splice(i, 1);
   }
 
   #giveUp(f: InFlight, why: string): void {
-    this.#inFlight = null;
+    this.#drop(f);
     this.#nextAt = this.#env.now() + RETRY_PAUSE_TICKS;
     if (f.work === null) {
       this.#state = 'unbound';
@@ -231,9 +267,9 @@ export class SimClient {
   }
 
   #finish(f: InFlight, code: number, frame: Uint8Array, payload: Uint8Array | null): void {
-    this.#inFlight = null;
+    this.#drop(f);
     this.completed += 1;
-    this.#nextAt = this.#env.now() + this.#prng.range(0, 3);
+    this.#nextAt = this.#options.burst ? this.#env.now() : this.#env.now() + this.#prng.range(0, 3);
     const work = f.work;
     if (work === null) {
       // A refused login: try again later with a fresh client id.
@@ -257,13 +293,19 @@ export class SimClient {
       });
       return;
     }
-    if (work.kind === 'store_offset') {
-      this.#env.acked({ kind: 'rejected', clientIndex: this.index, work, code });
+    if (work.kind === 'store_offset' || work.kind === 'delete_offset') {
+      this.#env.acked({
+        kind: 'offset', clientIndex: this.index, partitionId: work.partitionId ?? 0, consumer: work.consumer ?? 0, offset: work.offset ?? null, code, op,
+      });
       return;
     }
     if ((work.kind === 'setup_stream' || work.kind === 'setup_topic') && code !== 0 && op === 0) {
       // Not decided yet (e.g. the stream is not visible to admission): try again.
       this.#setup.unshift(work);
+    }
+    if (work.kind === 'setup_topic' && (code === ErrorCode.StreamIdNotFound || code === ErrorCode.StreamNameNotFound) && this.#setup[0]?.kind !== 'setup_stream') {
+      // The data stream is not there (its creation's outcome was lost): create it first.
+      this.#setup.unshift(setupOps(this.#options)[0] as WorkOp);
     }
     this.#env.acked({
       kind: 'metadata', clientIndex: this.index, client: this.#clientId, request: f.request, work, code, op,

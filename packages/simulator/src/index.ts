@@ -3,8 +3,8 @@
  * the real state machines and storage on SimDisk. See docs/simulator.md.
  */
 export { Simulation, type SimulationResult, type SimulationHooks } from './simulation.js';
-export { type SimulationOptions, optionsForSeed, calmOptions, faultTolerance } from './options.js';
-export { Network, CLEAN_NETWORK, type NetworkFaults, type Packet, type NetworkStats } from './network.js';
+export { type SimulationOptions, type Profile, optionsForSeed, profileForSeed, calmOptions, faultTolerance } from './options.js';
+export { Network, CLEAN_NETWORK, PEER_QUEUE_CAPACITY, type NetworkFaults, type Packet, type NetworkStats } from './network.js';
 export { SimNode, type NodeEnv } from './node.js';
 export { SimClient, type AckRecord, type ClientEnv } from './client.js';
 export { Checker, SafetyViolation, summarise } from './checker.js';
@@ -12,3 +12,7 @@ export { ShadowModel, type Prediction } from './shadow.js';
 export { TraceHash } from './trace.js';
 export { stream, mix64, Salt, exponential } from './random.js';
 export { type WorkOp, type WorkloadOptions, DATA_STREAM, DATA_TOPIC, nextOp, setupOps } from './workload.js';
+export { Faults, LONG_PARTITION_TICKS, activity, type CrashKind } from './faults.js';
+export { Marks, MarkTally, EXPECTED_MARKS, coreMarkOfEvent, type MarkInfo } from './marks.js';
+export { OffsetChecker } from './offsets.js';
+export { Timeline, BUCKET_TICKS, type TimelineData } from './timeline.js';

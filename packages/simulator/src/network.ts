@@ -3,7 +3,14 @@
  * takes its own one-way delay; at each tick the ready packets of every link are delivered in a
  * random order (more hostile than TCP's per-connection FIFO).
  *
- *   send ─▶ lost? ─▶ link queue (bounded: when full a RANDOM queued packet is evicted)
+ * Replica-to-replica frames first wait in the sender's per-peer queue, as in the runtime
+ * (`message_bus.peer_queue_capacity`, replica-plane/peer-connection.ts): a full queue drops the
+ * NEW frame; the queue drains at the end of each step (`flush`: one event-loop turn) at most
+ * `linkBytesPerTick` bytes per link, so a burst larger than the queue, or a slow link, overruns
+ * it exactly as a real link does.
+ *
+ *   send ─▶ [replica→replica: peer queue ≤ capacity, tail drop] ─flush(bytes/tick)─▶
+ *        ─▶ lost? ─▶ link queue (bounded: when full a RANDOM queued packet is evicted)
  *                        │ due = now + max(min, exp(mean))
  *   tick ─▶ ready packets of all links, shuffled ─▶ duplicate? (a copy re-queued, fresh delay)
  *                                                ─▶ corrupt? (replica frames: one bit flipped)
@@ -31,7 +38,14 @@ export interface NetworkFaults {
    * randomly). Off: a link's ready packets come out in a random order (more hostile than TCP).
    */
   readonly fifoLinks?: boolean;
+  /** Replica links: the sender's per-peer queue, in frames (the runtime's default is 256). */
+  readonly peerQueueCapacity?: number;
+  /** Replica links: bytes a per-peer queue hands to the wire per tick (at least one frame); 0 = unbounded. */
+  readonly linkBytesPerTick?: number;
 }
+
+/** `message_bus.peer_queue_capacity`'s default (packages/runtime/src/config/schema.ts). */
+export const PEER_QUEUE_CAPACITY = 256;
 
 export const CLEAN_NETWORK: NetworkFaults = Object.freeze({
   delayMinTicks: 1,
@@ -58,6 +72,8 @@ export interface NetworkStats {
   corrupted: number;
   evicted: number;
   blocked: number;
+  /** Frames dropped at a full per-peer queue (the sender's side). */
+  queueDropped: number;
 }
 
 export class Network {
@@ -69,12 +85,17 @@ export class Network {
   /** Directed replica links currently cut: blocked[from * endpoints + to]. */
   readonly #blocked: Uint8Array;
   readonly #down: Uint8Array;
+  /** Endpoints whose process is paused: nothing leaves their queues, nothing is read (held, not lost). */
+  readonly #clogged: Uint8Array;
   /** Test/debug: the down flags. */
   get downFlags(): readonly number[] { return [...this.#down]; }
   /** FIFO mode: the due tick of the last packet queued per link (a later one is never due earlier). */
   readonly #lastDue: Float64Array;
   #pending = 0;
-  readonly stats: NetworkStats = { sent: 0, delivered: 0, lost: 0, duplicated: 0, corrupted: 0, evicted: 0, blocked: 0 };
+  /** Per directed replica link: frames waiting in the sender's per-peer queue (FIFO). */
+  readonly #outbox: Uint8Array[][];
+  #queued = 0;
+  readonly stats: NetworkStats = { sent: 0, delivered: 0, lost: 0, duplicated: 0, corrupted: 0, evicted: 0, blocked: 0, queueDropped: 0 };
 
   constructor(replicas: number, clients: number, prng: Prng, faults: NetworkFaults) {
     this.replicas = replicas;
@@ -84,7 +105,9 @@ export class Network {
     this.#links = Array.from({ length: this.endpoints * this.endpoints }, () => []);
     this.#blocked = new Uint8Array(this.endpoints * this.endpoints);
     this.#down = new Uint8Array(this.endpoints);
+    this.#clogged = new Uint8Array(this.endpoints);
     this.#lastDue = new Float64Array(this.endpoints * this.endpoints);
+    this.#outbox = Array.from({ length: replicas * replicas }, () => []);
   }
 
   get pending(): number {
@@ -94,6 +117,49 @@ export class Network {
   send(from: number, to: number, frame: Uint8Array, now: number): void {
     this.stats.sent++;
     if (this.#down[from] === 1) return;
+    if (from < this.replicas && to < this.replicas) {
+      const queue = this.#outbox[from * this.replicas + to] as Uint8Array[];
+      if (queue.length >= (this.faults.peerQueueCapacity ?? PEER_QUEUE_CAPACITY)) {
+        this.stats.queueDropped++;
+        return;
+      }
+      queue.push(frame);
+      this.#queued++;
+      return;
+    }
+    this.#transmit(from, to, frame, now);
+  }
+
+  /** Frames waiting in per-peer queues. */
+  get queued(): number {
+    return this.#queued;
+  }
+
+  /** End of a step (the event-loop turn): every per-peer queue hands its bandwidth's worth to the wire. */
+  flush(now: number): void {
+    if (this.#queued === 0) return;
+    const budget = this.faults.linkBytesPerTick ?? 0;
+    const n = this.replicas;
+    for (let from = 0; from < n; from++) {
+      if (this.#clogged[from] === 1) continue;
+      for (let to = 0; to < n; to++) {
+        const queue = this.#outbox[from * n + to] as Uint8Array[];
+        if (queue.length === 0 || this.#clogged[to] === 1) continue; // the peer reads nothing: TCP backpressure
+        let taken = 0;
+        let bytes = 0;
+        while (taken < queue.length && (budget <= 0 || taken === 0 || bytes + (queue[taken] as Uint8Array).length <= budget)) {
+          const frame = queue[taken] as Uint8Array;
+          bytes += frame.length;
+          taken++;
+          this.#transmit(from, to, frame, now);
+        }
+        queue.splice(0, taken);
+        this.#queued -= taken;
+      }
+    }
+  }
+
+  #transmit(from: number, to: number, frame: Uint8Array, now: number): void {
     if (this.#prng.float() < this.faults.lossProbability) {
       this.stats.lost++;
       return;
@@ -111,7 +177,7 @@ export class Network {
       let kept = 0;
       for (let j = 0; j < link.length; j++) {
         const p = link[j] as Packet;
-        if (p.due <= now) ready.push(p);
+        if (p.due <= now && this.#clogged[p.to] !== 1) ready.push(p);
         else link[kept++] = p;
       }
       link.length = kept;
@@ -143,6 +209,14 @@ export class Network {
     return out;
   }
 
+  /**
+   * A paused process (SIGSTOP, a long GC pause): its queues stop draining, frames for it wait in
+   * the network (they are delivered when it resumes), and its peers' queues toward it back up.
+   */
+  setClogged(endpoint: number, clogged: boolean): void {
+    this.#clogged[endpoint] = clogged ? 1 : 0;
+  }
+
   /** Cuts (or heals) the directed replica link from → to. */
   setBlocked(from: number, to: number, blocked: boolean): void {
     this.#blocked[from * this.endpoints + to] = blocked ? 1 : 0;
@@ -160,6 +234,16 @@ export class Network {
   setDown(endpoint: number, down: boolean): void {
     this.#down[endpoint] = down ? 1 : 0;
     if (!down) return;
+    if (endpoint < this.replicas) {
+      // The process is gone: so are its queues (and nothing queued for it will be sent).
+      for (let other = 0; other < this.replicas; other++) {
+        for (const key of [endpoint * this.replicas + other, other * this.replicas + endpoint]) {
+          const queue = this.#outbox[key] as Uint8Array[];
+          this.#queued -= queue.length;
+          queue.length = 0;
+        }
+      }
+    }
     for (let other = 0; other < this.endpoints; other++) {
       for (const key of [endpoint * this.endpoints + other, other * this.endpoints + endpoint]) {
         const link = this.#links[key] as Packet[];

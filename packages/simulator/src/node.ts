@@ -31,6 +31,10 @@ export interface NodeEnv {
   applied(node: number, op: AppliedOp): void;
   installed(node: number, snapshot: InstalledSnapshot): void;
   fatal(node: number, group: bigint, reason: string, detail: string): void;
+  /** A core or driver `event` effect (coverage marks, the timeline). */
+  event(node: number, group: bigint, name: string, detail: string): void;
+  /** A committed consumer-offset write on a partition group (`key`: the checker's history key). */
+  offsetCommitted(node: number, key: bigint, group: bigint, op: number, operation: number, body: Uint8Array): void;
   trace(a: number, b: number, c: number): void;
   /** Disk latency of a completion, in ticks. */
   completionDelay(node: number, completion: Completion): number;
@@ -200,7 +204,7 @@ export class SimNode {
     return group | (createdRevision << 64n) | (epoch << 128n);
   }
 
-  #hooks(group: bigint, createdRevision = 0n) {
+  #hooks(group: bigint, createdRevision = 0n, driver: { current: PartitionDriver | null } = { current: null }) {
     const env = this.#env;
     const key = this.key(group, createdRevision);
     return {
@@ -208,7 +212,12 @@ export class SimNode {
       committed: (op: number, operation: number, checksum: bigint | null): void => {
         env.trace(1, op, operation);
         env.committed(this.index, key, op, operation, checksum);
+        if (operation === Operation.StoreConsumerOffset || operation === Operation.DeleteConsumerOffset) {
+          const frame = driver.current?.replica.journalFrame(op) ?? null;
+          if (frame !== null) env.offsetCommitted(this.index, key, group, op, operation, frame.subarray(256));
+        }
       },
+      event: (name: string, detail: string): void => env.event(this.index, group, name, detail),
       applied: (op: AppliedOp): void => env.applied(this.index, op),
       installed: (snapshot: InstalledSnapshot): void => env.installed(this.index, { ...snapshot, group: key }),
       sessionResult: (result: SessionResult): void => this.#onSessionResult(result),
@@ -240,6 +249,7 @@ export class SimNode {
   #openPartition(group: bigint, streamId: number, topicId: number, partitionId: number, createdRevision: bigint, purgeGeneration: bigint): PartitionDriver | null {
     const env = this.#env;
     const dir = this.layout.partitionDir(streamId, topicId, partitionId);
+    const holder: { current: PartitionDriver | null } = { current: null };
     const options = {
       config: { cluster: env.cluster, replica: this.index, replicaCount: env.replicaCount, prepareQueueDepth: 32 },
       disk: this.disk,
@@ -252,7 +262,7 @@ export class SimNode {
       time: { realtimeMicros: (): bigint => EPOCH_MICROS + BigInt(env.now()) * 10_000n + this.#clockSkewMicros },
       prng: this.#prng.fork(),
       completionDelay: (c: Completion) => env.completionDelay(this.index, c),
-      hooks: this.#hooks(group, createdRevision),
+      hooks: this.#hooks(group, createdRevision, holder),
     };
     let opened = PartitionDriver.open(options);
     if (!opened.ok && opened.reason === 'partition_recovery_refused') {
@@ -269,6 +279,7 @@ export class SimNode {
       return null;
     }
     this.refused.delete(group);
+    holder.current = opened.driver;
     return opened.driver;
   }
 

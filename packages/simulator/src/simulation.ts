@@ -1,31 +1,41 @@
 /**
  * One deterministic run: a cluster of SimNodes (production drivers on SimDisks), a simulated
- * network, simulated clients, faults, and the checkers.
+ * network, simulated clients, faults (faults.ts), and the checkers.
  *
  *   step (one tick = 10 ms):  deliver ready packets (random order) ─▶ every node ticks (drivers,
  *                              host duties, group commit) ─▶ every client ticks ─▶ faults
- *                              (safety phase) ─▶ watermark samples
+ *                              (safety phase) ─▶ restarts due ─▶ per-peer queues flush (the
+ *                              turn ends) ─▶ watermark samples
  *
  *   safety phase   `safetyTicks` with faults: loss, duplication, reordering, corruption, bounded
- *                  links, partitions (isolate one, random halves, one-way), crashes (power loss or
- *                  process kill) and restarts, disk faults on at most f replicas
+ *                  links and per-peer queues, partitions short and long, crashes (power loss or
+ *                  process kill, overlapping within the loss budget), rolling restarts, crashes in
+ *                  repair / state transfer, disk faults on at most f replicas
+ *   degraded       (some seeds) f replicas down for good, the network healed: clients keep
+ *                  working and must get answers; then the live replicas must converge; 'restored'
+ *                  seeds then bring the f back and converge again
  *   liveness phase faults stop, the network heals, every crashed replica restarts, clients finish
  *                  what they started; every live replica must reach the same commit for every
  *                  group within `livenessTicks`, else the seed fails
  *   final checks   acked metadata vs the committed log and the shadow model, replica states vs
- *                  the model, every acked batch readable on every replica
+ *                  the model, every acked batch readable on every live replica, consumer offsets
+ *                  (offsets.ts)
  */
-import { METADATA_GROUP_ID, type Completion } from '@shoal/consensus';
-import { packPartitionGroup } from '@shoal/protocol';
+import { METADATA_GROUP_ID, type Completion, type ReplicaRole } from '@shoal/consensus';
+import { packPartitionGroup, unpackPartitionGroup } from '@shoal/protocol';
 import type { AppliedOp, InstalledSnapshot } from '@shoal/replica';
 import type { Prng } from '@shoal/stdx';
 import { NO_FAULTS, SimDisk } from '@shoal/storage';
 import { Checker, SafetyViolation } from './checker.js';
 import { type AckRecord, SimClient } from './client.js';
+import { type CrashKind, Faults, LONG_PARTITION_TICKS } from './faults.js';
+import { Marks } from './marks.js';
 import { Network } from './network.js';
 import { SimNode } from './node.js';
+import { OffsetChecker } from './offsets.js';
 import { type SimulationOptions, faultTolerance } from './options.js';
 import { Salt, exponential, stream } from './random.js';
+import type { Timeline } from './timeline.js';
 import { TraceHash } from './trace.js';
 import { DATA_STREAM, DATA_TOPIC } from './workload.js';
 
@@ -49,7 +59,10 @@ export interface SimulationResult {
     readonly predictions: number;
     readonly deadReplicas: number;
     readonly detectedCorruption: number;
+    readonly offsetAcks: number;
   };
+  /** Coverage marks this run reached (name → hits). */
+  readonly marks: Record<string, number>;
 }
 
 /** Test-only hooks (checker self-tests). */
@@ -64,47 +77,46 @@ export interface SimulationHooks {
   readonly beforeFinalChecks?: (sim: Simulation) => void;
 }
 
-interface Down {
-  readonly node: number;
-  readonly until: number;
-}
-
-interface Recovering {
-  readonly node: number;
-  readonly targets: Map<bigint, number>;
-}
-
 export class Simulation {
   readonly options: SimulationOptions;
   readonly nodes: SimNode[] = [];
   readonly clients: SimClient[] = [];
   readonly network: Network;
   readonly checker: Checker;
+  readonly offsets = new OffsetChecker();
   readonly trace = new TraceHash();
-  readonly #faults: Prng;
+  readonly marks = new Marks();
+  readonly timeline: Timeline | null;
+  readonly faults: Faults;
   readonly #latency: Prng[];
   readonly #hooks: SimulationHooks;
   readonly #faulty: Set<number>;
   #tick = 0;
-  #down: Down[] = [];
-  #recovering: Recovering[] = [];
-  #partitioned = false;
-  #phase: 'safety' | 'liveness' = 'safety';
-  #stats = { crashes: 0, restarts: 0, partitions: 0 };
+  #phase: 'safety' | 'degraded' | 'liveness' = 'safety';
   #failure: string | null = null;
   /** Acked batches found damaged (and refused) on replicas with injected disk faults. */
   #detectedCorruption = 0;
+  /** Answers that made progress (committed metadata replies, batch acks, offset writes). */
+  #productive = 0;
+  /** Per node: group → tick it entered its current view change (sampled). */
+  readonly #viewChangeSince: Map<bigint, number>[];
+  #queueDropped = 0;
+  #evicted = 0;
+  #maxGroups = 0;
+  /** Nodes whose driver stopped on an injected disk error: they exit at the end of the step. */
+  readonly #exiting = new Set<number>();
 
-  constructor(options: SimulationOptions, hooks: SimulationHooks = {}) {
+  constructor(options: SimulationOptions, hooks: SimulationHooks = {}, timeline: Timeline | null = null) {
     this.options = options;
     this.#hooks = hooks;
+    this.timeline = timeline;
     const seed = options.seed;
     const n = options.replicas;
     this.network = new Network(n, options.clients, stream(seed, Salt.network), options.network);
     this.checker = new Checker(n);
     if (hooks.forgeCommit !== undefined) this.checker.forgeCommit = hooks.forgeCommit;
-    this.#faults = stream(seed, Salt.faults);
     this.#latency = Array.from({ length: n }, (_, i) => stream(seed, Salt.clock, i + 1000));
+    this.#viewChangeSince = Array.from({ length: n }, () => new Map());
     const faultyPick = stream(seed, Salt.faults, 7);
     const order = faultyPick.shuffle(Array.from({ length: n }, (_, i) => i));
     this.#faulty = new Set(order.slice(0, Math.min(options.faultyReplicas, faultTolerance(n))));
@@ -115,8 +127,10 @@ export class Simulation {
       messagesRequiredToSave: options.messagesRequiredToSave,
       now: (): number => this.#tick,
       send: (from: number, to: number, frame: Uint8Array): void => this.network.send(from, to, frame, this.#tick),
-      committed: (node: number, group: bigint, op: number, operation: number, checksum: bigint | null): void =>
-        this.checker.committed(node, group, op, operation, checksum),
+      committed: (node: number, group: bigint, op: number, operation: number, checksum: bigint | null): void => {
+        this.checker.committed(node, group, op, operation, checksum);
+        this.timeline?.commit(this.#tick, node, group === METADATA_GROUP_ID);
+      },
       applied: (node: number, op: AppliedOp): void => {
         if (hooks.forgeApplied === undefined) this.checker.applied(node, op);
         else for (const forged of hooks.forgeApplied(node, op)) this.checker.applied(node, forged);
@@ -126,6 +140,11 @@ export class Simulation {
         this.checker.installed(node, s.group, s.snapshotOp);
       },
       fatal: (node: number, group: bigint, reason: string, detail: string): void => this.#onFatal(node, group, reason, detail),
+      event: (node: number, group: bigint, name: string, detail: string): void => this.#onEvent(node, group, name, detail),
+      offsetCommitted: (_node: number, key: bigint, group: bigint, op: number, operation: number, body: Uint8Array): void => {
+        const ns = unpackPartitionGroup(group);
+        if (ns.ok) this.offsets.committed(key, ns.value.partition, op, operation, body);
+      },
       trace: (a: number, b: number, c: number): void => this.trace.mix(a, b, c),
       completionDelay: (node: number, c: Completion): number => this.#completionDelay(node, c),
     };
@@ -141,35 +160,45 @@ export class Simulation {
       replicaCount: n,
       now: (): number => this.#tick,
       send: (from: number, to: number, frame: Uint8Array): void => this.network.send(from, to, frame, this.#tick),
-      acked: (record: AckRecord): void => {
-        const r = hooks.forgeAck === undefined ? record : hooks.forgeAck(record);
-        this.trace.mix(4, r.clientIndex, r.kind.length);
-        this.checker.ack(r);
-      },
+      acked: (record: AckRecord): void => this.#onAck(hooks.forgeAck === undefined ? record : hooks.forgeAck(record)),
     };
     for (let c = 0; c < options.clients; c++) {
       this.clients.push(new SimClient(c, n + c, clientEnv, stream(seed, Salt.client, c), options.workload));
     }
+    const sim = this;
+    this.faults = new Faults({
+      options, nodes: this.nodes, network: this.network, marks: this.marks, trace: this.trace, timeline, faulty: this.#faulty,
+      get tick(): number { return sim.#tick; },
+      boot: (node: SimNode): void => this.#boot(node),
+      crashing: (node: SimNode, _kind: CrashKind): void => this.checker.crashed(node.index, node.metadata?.replica.role.durableView ?? 0),
+    }, stream(seed, Salt.faults));
   }
 
   get tick(): number {
     return this.#tick;
   }
 
-  /** Runs both phases and the final checks; never throws for a violation (it is the result). */
+  /** Runs every phase and the final checks; never throws for a violation (it is the result). */
   run(): SimulationResult {
     try {
       for (const node of this.nodes) this.#boot(node);
+      this.timeline?.phase(0, 'safety');
       while (this.#tick < this.options.safetyTicks) this.step();
-      this.#heal();
-      const deadline = this.#tick + this.options.livenessTicks;
-      while (!this.#converged()) {
-        if (this.#tick >= deadline) {
-          throw new SafetyViolation(`liveness: no convergence within ${this.options.livenessTicks} ticks after healing: ${this.#divergence()}`);
+      const down = this.options.degraded === 'none' ? null : this.faults.degrade();
+      if (down !== null) {
+        this.#degradedPhase(down);
+        if (this.options.degraded === 'restored') {
+          this.timeline?.phase(this.#tick, 'restored');
+          this.faults.restore(down);
+          this.#converge('after the f downed replicas came back');
+          this.marks.hit('phase.degraded_then_restored');
         }
-        this.step();
+      } else {
+        this.#heal();
+        this.#converge('after healing');
       }
       this.#hooks.beforeFinalChecks?.(this);
+      this.timeline?.phase(this.#tick, 'final checks');
       this.#finalChecks();
     } catch (error) {
       if (!(error instanceof SafetyViolation) && !(error instanceof Error)) throw error;
@@ -182,16 +211,29 @@ export class Simulation {
   step(): void {
     this.#tick += 1;
     const n = this.options.replicas;
+    const timeline = this.timeline;
     for (const p of this.network.takeReady(this.#tick)) {
       this.trace.frame(5, p.from, p.to, p.frame);
-      if (p.to < n) (this.nodes[p.to] as SimNode).deliver(p.from, p.frame);
-      else (this.clients[p.to - n] as SimClient).deliver(p.frame);
+      if (p.to < n) {
+        if (timeline !== null && p.from >= n) timeline.request(this.#tick, p.to);
+        (this.nodes[p.to] as SimNode).deliver(p.from, p.frame);
+      } else {
+        if (timeline !== null && p.from < n) timeline.reply(this.#tick, p.from);
+        (this.clients[p.to - n] as SimClient).deliver(p.frame);
+      }
     }
-    for (const node of this.nodes) node.tick();
+    for (const node of this.nodes) if (!this.faults.isPaused(node.index)) node.tick();
     for (const client of this.clients) client.tick();
-    if (this.#phase === 'safety') this.#injectFaults();
-    this.#restartDue();
-    this.#updateRecovering();
+    if (this.#exiting.size > 0) {
+      for (const index of this.#exiting) this.faults.exitOnIoError(index);
+      this.#exiting.clear();
+    }
+    if (this.#phase === 'safety') this.faults.step();
+    this.faults.restartDue();
+    this.faults.updateRecovering();
+    this.network.flush(this.#tick);
+    this.#networkMarks();
+    if (timeline !== null) this.#recordStatus(timeline);
     if (this.#tick % this.options.sampleEveryTicks === 0) this.#sample();
   }
 
@@ -208,7 +250,30 @@ export class Simulation {
 
   #onFatal(node: number, group: bigint, reason: string, detail: string): void {
     if (this.#faulty.has(node) && (reason === 'partition_recovery_refused' || reason === 'metadata_recovery_refused')) return;
+    const io = reason === 'journal_io' || reason === 'partition_io' || reason === 'transfer_io'
+      || (reason === 'consensus' && detail.startsWith('journal_write_failed')); // the core stops on a failed write under vouched ops
+    if (this.faults.diskErrored.has(node) && io) {
+      this.#exiting.add(node); // the process exits at the end of this step
+      return;
+    }
     throw new SafetyViolation(`replica ${node} group ${group}: fatal ${reason}: ${detail}`);
+  }
+
+  #onEvent(node: number, group: bigint, name: string, detail: string): void {
+    const plane = group === METADATA_GROUP_ID ? 'metadata' : 'partition';
+    const mark = this.marks.event(plane, name, detail);
+    if (mark !== null) this.timeline?.mark(this.#tick, node, `core.${mark}@${plane}`, `${plane === 'metadata' ? 'metadata' : group.toString(16)}: ${detail}`);
+  }
+
+  #onAck(r: AckRecord): void {
+    this.trace.mix(4, r.clientIndex, r.kind.length);
+    this.timeline?.answer(this.#tick, r.clientIndex, r.kind);
+    if ((r.kind === 'metadata' && r.op > 0) || r.kind === 'send' || (r.kind === 'offset' && r.code === 0)) this.#productive++;
+    if (r.kind === 'offset') this.offsets.ack(r);
+    else if (r.kind === 'unknown' && (r.work.kind === 'store_offset' || r.work.kind === 'delete_offset')) {
+      this.offsets.unknown(r.work.partitionId ?? 0, r.work.consumer ?? 0, r.work.offset ?? null);
+    }
+    this.checker.ack(r);
   }
 
   #completionDelay(node: number, c: Completion): number {
@@ -217,123 +282,83 @@ export class Simulation {
     return exponential(this.#latency[node] as Prng, mean);
   }
 
-  #unsafe(): number {
-    return this.#down.length + this.#recovering.length + this.nodes.filter((x) => x.dead !== null && !this.#down.some((d) => d.node === x.index)).length;
-  }
-
-  #injectFaults(): void {
-    const o = this.options;
-    const p = this.#faults;
-    const n = o.replicas;
-    if (o.crashProbability > 0 && p.float() < o.crashProbability) {
-      const allowed = n === 1 ? 1 : Math.max(1, faultTolerance(n));
-      const candidates = this.nodes.filter((x) => x.up && !this.#recovering.some((r) => r.node === x.index));
-      if (candidates.length > 0 && this.#unsafe() < allowed) {
-        const victim = p.pick(candidates);
-        // A single replica only loses its process (its page cache survives); with peers, power too.
-        this.#crash(victim, n === 1 ? 'process' : p.bool() ? 'power' : 'process');
-      }
+  #networkMarks(): void {
+    const stats = this.network.stats;
+    if (stats.queueDropped !== this.#queueDropped) {
+      this.marks.hit('fault.peer_queue_overrun', stats.queueDropped - this.#queueDropped);
+      this.#queueDropped = stats.queueDropped;
     }
-    if (n > 1) {
-      if (!this.#partitioned && o.partitionProbability > 0 && p.float() < o.partitionProbability) this.#partition();
-      else if (this.#partitioned && p.float() < o.unpartitionProbability) {
-        this.network.healAll();
-        this.#partitioned = false;
-        this.trace.mix(6, 0, this.#tick);
-      }
+    if (stats.evicted !== this.#evicted) {
+      this.marks.hit('fault.link_eviction', stats.evicted - this.#evicted);
+      this.#evicted = stats.evicted;
     }
   }
 
-  #crash(node: SimNode, kind: 'power' | 'process'): void {
-    this.#stats.crashes++;
-    const durable = node.metadata?.replica.role.durableView ?? 0;
-    this.checker.crashed(node.index, durable);
-    this.trace.mix(7, node.index, kind === 'power' ? 1 : 0);
-    if (kind === 'power') node.crash();
-    else node.kill();
-    this.network.setDown(node.index, true);
-    this.#down.push({ node: node.index, until: this.#tick + 1 + exponential(this.#faults, this.options.downMeanTicks) });
-  }
-
-  #restartDue(): void {
-    if (this.#down.length === 0) return;
-    const due = this.#down.filter((d) => d.until <= this.#tick);
-    if (due.length === 0) return;
-    this.#down = this.#down.filter((d) => d.until > this.#tick);
-    for (const d of due) this.#restart(d.node);
-  }
-
-  #restart(index: number): void {
-    const node = this.nodes[index] as SimNode;
-    this.#stats.restarts++;
-    this.network.setDown(index, false);
-    this.trace.mix(8, index, this.#tick);
-    const targets = new Map<bigint, number>();
-    for (const other of this.nodes) {
-      if (other === node || !other.up || other.metadata === null) continue;
-      targets.set(METADATA_GROUP_ID, Math.max(targets.get(METADATA_GROUP_ID) ?? 0, other.metadata.status.commitMax));
-      for (const [group, entry] of other.partitions) targets.set(group, Math.max(targets.get(group) ?? 0, entry.driver.status.commitMax));
-    }
-    this.#boot(node);
-    if (node.up) this.#recovering.push({ node: index, targets });
-  }
-
-  /**
-   * A restarted replica counts as unsafe until it holds every group the others hold, each caught
-   * up to where the others were at its restart, and none of its journals is still incomplete.
-   */
-  #updateRecovering(): void {
-    if (this.#recovering.length === 0) return;
-    this.#recovering = this.#recovering.filter((r) => {
-      const node = this.nodes[r.node] as SimNode;
-      if (!node.up || node.metadata === null) return false;
-      for (const [group, target] of r.targets) {
-        const driver = group === METADATA_GROUP_ID ? node.metadata : node.partitions.get(group)?.driver;
-        if (driver === undefined) return true;
-        if (driver.status.commitMin < target) return true;
-      }
-      if (node.metadata.replica.role.journalIncomplete) return true;
-      for (const entry of node.partitions.values()) if (entry.driver.replica.role.journalIncomplete) return true;
-      for (const other of this.nodes) {
-        if (other === node || !other.up) continue;
-        for (const group of other.partitions.keys()) if (!node.partitions.has(group)) return true;
-      }
-      return false;
-    });
-  }
-
-  #partition(): void {
-    const n = this.options.replicas;
-    const p = this.#faults;
-    this.#partitioned = true;
-    this.#stats.partitions++;
-    const mode = p.below(3);
-    const side = new Array<boolean>(n).fill(false);
-    if (mode === 0) side[p.below(n)] = true; // isolate one
-    else for (let i = 0; i < n; i++) side[i] = p.bool(); // random halves
-    const oneWay = p.below(3) === 0;
-    for (let a = 0; a < n; a++) {
-      for (let b = 0; b < n; b++) {
-        if (a === b || side[a] === side[b]) continue;
-        if (oneWay && side[a] === true) continue; // only one direction is cut
-        this.network.setBlocked(a, b, true);
-      }
-    }
-    this.trace.mix(9, mode, oneWay ? 1 : 0);
+  /** Faults stop: a healthy network (TCP-like links, the real per-peer queues), disks without faults. */
+  #calm(): void {
+    this.network.faults = {
+      ...this.options.network, lossProbability: 0, duplicateProbability: 0, corruptProbability: 0, linkCapacity: 256, fifoLinks: true,
+      linkBytesPerTick: 1 << 20,
+    };
+    for (const node of this.nodes) node.disk.setFaultsAllowed(false);
   }
 
   #heal(): void {
     this.#phase = 'liveness';
-    // A healed network is a good TCP-like one: no loss, duplication or corruption, links in order.
-    this.network.faults = {
-      ...this.options.network, lossProbability: 0, duplicateProbability: 0, corruptProbability: 0, linkCapacity: 256, fifoLinks: true,
-    };
-    this.network.healAll();
-    this.#partitioned = false;
-    for (const node of this.nodes) node.disk.setFaultsAllowed(false);
-    for (const d of this.#down) this.#restart(d.node);
-    this.#down = [];
+    this.timeline?.phase(this.#tick, 'liveness');
+    this.#calm();
+    this.faults.healAll();
     for (const client of this.clients) client.stopped = true;
+  }
+
+  /**
+   * f replicas down for good: the others must make progress (answers that committed something:
+   * 2 per client) within `livenessTicks` (the view changes past down primaries take their
+   * timeouts), keep serving for `degradedTicks` more, then converge once the clients stop.
+   */
+  #degradedPhase(down: ReadonlySet<number>): void {
+    this.#phase = 'degraded';
+    const which = [...down].join(', ');
+    this.timeline?.phase(this.#tick, `degraded (down: ${which})`);
+    this.#calm();
+    const target = this.#productive + 2 * this.options.clients;
+    const deadline = this.#tick + this.options.livenessTicks;
+    while (this.#productive < target) {
+      if (this.#tick >= deadline) {
+        throw new SafetyViolation(`liveness: with replicas ${which} down for good, ${this.#productive - target + 2 * this.options.clients} answers made `
+          + `progress in ${this.options.livenessTicks} ticks (want ${2 * this.options.clients}): ${this.#divergence()}`);
+      }
+      this.step();
+    }
+    const end = this.#tick + this.options.degradedTicks;
+    while (this.#tick < end) this.step();
+    this.#phase = 'liveness';
+    this.timeline?.phase(this.#tick, 'liveness (degraded)');
+    for (const client of this.clients) client.stopped = true;
+    this.#converge(`with replicas ${which} down for good`);
+    this.marks.hit('phase.degraded_liveness');
+  }
+
+  #converge(when: string): void {
+    const deadline = this.#tick + this.options.livenessTicks;
+    while (!this.#converged()) {
+      if (this.#tick >= deadline) {
+        throw new SafetyViolation(`liveness: no convergence within ${this.options.livenessTicks} ticks ${when}: ${this.#divergence()}`);
+      }
+      this.step();
+    }
+  }
+
+  #recordStatus(timeline: Timeline): void {
+    for (const node of this.nodes) {
+      const m = node.up ? node.metadata : null;
+      if (m === null) {
+        timeline.status(this.#tick, node.index, null);
+        continue;
+      }
+      const c = m.replica.role;
+      timeline.status(this.#tick, node.index, { status: c.ceded && c.normal ? 'recovering' : c.status, view: c.view, primary: c.actingPrimary });
+    }
   }
 
   #live(): SimNode[] {
@@ -385,8 +410,33 @@ export class Simulation {
 
   #sample(): void {
     for (const node of this.#live()) {
-      this.checker.sample(node.index, METADATA_GROUP_ID, (node.metadata as NonNullable<typeof node.metadata>).replica);
-      for (const [group, entry] of node.partitions) this.checker.sample(node.index, node.key(group, entry.createdRevision), entry.driver.replica);
+      const m = (node.metadata as NonNullable<typeof node.metadata>).replica;
+      this.checker.sample(node.index, METADATA_GROUP_ID, m);
+      this.#watchViewChange(node.index, METADATA_GROUP_ID, m.role, 'metadata');
+      let inViewChange = 0;
+      for (const [group, entry] of node.partitions) {
+        this.checker.sample(node.index, node.key(group, entry.createdRevision), entry.driver.replica);
+        const role = entry.driver.replica.role;
+        if (role.status === 'view_change') inViewChange++;
+        this.#watchViewChange(node.index, group, role, 'partition');
+      }
+      this.#maxGroups = Math.max(this.#maxGroups, node.partitions.size);
+      this.timeline?.groups(this.#tick, node.index, node.partitions.size, inViewChange);
+    }
+  }
+
+  /** View changes stalled past the fallback votes (2,000 ticks on one replica). */
+  #watchViewChange(node: number, group: bigint, role: ReplicaRole, plane: 'metadata' | 'partition'): void {
+    const since = this.#viewChangeSince[node] as Map<bigint, number>;
+    if (role.status !== 'view_change') {
+      if (since.size > 0) since.delete(group);
+      return;
+    }
+    const start = since.get(group);
+    if (start === undefined) since.set(group, this.#tick);
+    else if (this.#tick - start === LONG_PARTITION_TICKS - (LONG_PARTITION_TICKS % this.options.sampleEveryTicks)) {
+      this.marks.hit('fault.view_change_stalled');
+      this.timeline?.mark(this.#tick, node, 'fault.view_change_stalled', `${plane === 'metadata' ? 'metadata' : group.toString(16)}: in view change since tick ${start}`);
     }
   }
 
@@ -397,6 +447,28 @@ export class Simulation {
       this.checker.checkState(node.index, m.state, m.status.commitMin);
     }
     this.#checkPartitions();
+    this.#checkOffsets();
+    if (this.#maxGroups >= 64) this.marks.hit('workload.groups_64');
+    for (const node of this.nodes) if (node.disk.faultLog.some((f) => f.kind === 'read_bit_flip')) this.marks.hit('fault.disk_read_fault');
+  }
+
+  /** Consumer offsets: the committed log (durable, monotone), then every live replica's table. */
+  #checkOffsets(): void {
+    this.offsets.checkLogs();
+    if (this.options.replicas === 1) return; // a solo replica renumbers its ops at boot: no op-level history to replay
+    for (const node of this.#live()) {
+      const state = (node.metadata as NonNullable<typeof node.metadata>).state;
+      const found = state.topic({ kind: 'string', value: DATA_STREAM }, { kind: 'string', value: DATA_TOPIC });
+      if (found === undefined) continue;
+      for (let partitionId = 0; partitionId < found.topic.partitions.length; partitionId++) {
+        const group = packPartitionGroup(found.stream.id, found.topic.id, partitionId);
+        if (!group.ok) continue;
+        const entry = node.partitions.get(group.value);
+        if (entry === undefined) continue; // refused on a faulty disk (#checkPartitions judged it)
+        this.offsets.checkState(node.index, node.key(group.value, entry.createdRevision), partitionId, entry.driver.replica.role.commitMin, entry.driver.state);
+      }
+    }
+    if (this.offsets.checked > 0 && this.offsets.acknowledged > 0) this.marks.hit('check.consumer_offsets');
   }
 
   /** Every acked batch, byte for byte, on every live replica. */
@@ -460,14 +532,16 @@ export class Simulation {
       ticks: this.#tick,
       committedOps,
       stats: {
-        ...this.#stats,
+        ...this.faults.stats,
         network: { ...this.network.stats },
         metadataAcks: this.checker.stats.metadataAcks,
         sendAcks: this.checker.stats.sendAcks,
         predictions: this.checker.stats.predictions,
         deadReplicas: this.nodes.filter((x) => x.dead !== null).length,
         detectedCorruption: this.#detectedCorruption,
+        offsetAcks: this.offsets.acknowledged,
       },
+      marks: this.marks.toRecord(),
     };
   }
 }

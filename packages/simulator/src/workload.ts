@@ -1,12 +1,17 @@
 /**
  * What simulated clients ask for: metadata operations over small name pools (so creates collide,
- * deletes miss, and the shadow model has work), and message batches / consumer-offset stores on
+ * deletes miss, and the shadow model has work), and message batches / consumer-offset writes on
  * the data topic (`data`/`events`, created by client 0 first and never deleted, so every
  * acknowledged batch must stay readable).
+ *
+ * Consumer offsets: each client writes its own two consumers (ids `4c` and `4c + 1`: one writer
+ * per key) with values that grow with the client's operation counter, so the committed order of
+ * one key's writes is checkable: it must follow the client's order except for replays of an
+ * earlier write or writes whose outcome the client never learned (offsets.ts). Quorum ack.
  */
 import {
   AckLevel, Operation, buildBatch, createConsumerGroupCommand, createStreamCommand, createTopicCommand, createUserCommand,
-  deleteConsumerGroupCommand, deleteStreamCommand, deleteTopicCommand, deleteUserCommand, sendMessagesCommand,
+  deleteConsumerGroupCommand, deleteConsumerOffsetCommand, deleteStreamCommand, deleteTopicCommand, deleteUserCommand, sendMessagesCommand,
   storeConsumerOffsetCommand, stringIdentifier, numericIdentifier, updateStreamCommand,
 } from '@shoal/protocol';
 import type { Prng } from '@shoal/stdx';
@@ -21,11 +26,15 @@ export interface WorkloadOptions {
   readonly metadataShare: number;
   /** Messages per batch, 1..max. */
   readonly messagesMax: number;
+  /** Of the partition-plane ops, the share that are consumer-offset writes. */
+  readonly offsetShare: number;
+  /** Clients fire their next operation at once (no think time): bursts across many partitions. */
+  readonly burst: boolean;
 }
 
 export type WorkKind =
   | 'create_stream' | 'update_stream' | 'delete_stream' | 'create_topic' | 'delete_topic' | 'create_user' | 'delete_user'
-  | 'create_group' | 'delete_group' | 'send' | 'store_offset' | 'setup_stream' | 'setup_topic';
+  | 'create_group' | 'delete_group' | 'send' | 'store_offset' | 'delete_offset' | 'setup_stream' | 'setup_topic';
 
 /** One request a client will make (encoded once; retries resend the same bytes). */
 export interface WorkOp {
@@ -36,6 +45,9 @@ export interface WorkOp {
   readonly partitionId?: number;
   readonly messages?: number;
   readonly frames?: Uint8Array;
+  /** store_offset / delete_offset: the consumer id (numeric: it is also the key) and the value (null: delete). */
+  readonly consumer?: number;
+  readonly offset?: bigint | null;
 }
 
 const STREAMS = ['s0', 's1', 's2', 's3'];
@@ -55,7 +67,14 @@ export function setupOps(options: WorkloadOptions): WorkOp[] {
 
 export function nextOp(prng: Prng, options: WorkloadOptions, client: number, seq: number): WorkOp {
   if (prng.float() < options.metadataShare) return metadataOp(prng);
-  return prng.below(8) === 0 ? offsetOp(prng, options) : sendOp(prng, options, client, seq);
+  return prng.float() < options.offsetShare ? offsetOp(prng, options, client, seq) : sendOp(prng, options, client, seq);
+}
+
+/** A producer's fan-out: batches to 4..16 distinct partitions, sent at once. */
+export function burstOps(prng: Prng, options: WorkloadOptions, client: number, nextSeq: () => number): WorkOp[] {
+  const count = Math.min(options.dataPartitions, prng.range(4, 16));
+  const partitions = prng.shuffle(Array.from({ length: options.dataPartitions }, (_, i) => i)).slice(0, count);
+  return partitions.map((partitionId) => sendOp(prng, options, client, nextSeq(), partitionId));
 }
 
 function metadataOp(prng: Prng): WorkOp {
@@ -106,8 +125,8 @@ function metadataOp(prng: Prng): WorkOp {
   }
 }
 
-function sendOp(prng: Prng, options: WorkloadOptions, client: number, seq: number): WorkOp {
-  const partitionId = prng.below(options.dataPartitions);
+function sendOp(prng: Prng, options: WorkloadOptions, client: number, seq: number, partition?: number): WorkOp {
+  const partitionId = partition ?? prng.below(options.dataPartitions);
   const count = prng.range(1, options.messagesMax);
   const messages = [];
   for (let i = 0; i < count; i++) {
@@ -126,14 +145,23 @@ function sendOp(prng: Prng, options: WorkloadOptions, client: number, seq: numbe
   };
 }
 
-function offsetOp(prng: Prng, options: WorkloadOptions): WorkOp {
+function offsetOp(prng: Prng, options: WorkloadOptions, client: number, seq: number): WorkOp {
   const partitionId = prng.below(options.dataPartitions);
+  const consumerId = client * 4 + prng.below(2);
+  const target = {
+    consumer: { kind: 'consumer' as const, id: numericIdentifier(consumerId) }, streamId: stringIdentifier(DATA_STREAM),
+    topicId: stringIdentifier(DATA_TOPIC), partitionId, ack: AckLevel.Quorum,
+  };
+  if (prng.below(6) === 0) {
+    return {
+      kind: 'delete_offset', operation: Operation.DeleteConsumerOffset, body: deleteConsumerOffsetCommand.encodeRequest(target),
+      partitionId, consumer: consumerId, offset: null,
+    };
+  }
+  // Grows with the client's counter: one key's values are distinct and in the client's order.
+  const offset = BigInt(seq) * 8n + BigInt(prng.below(8));
   return {
-    kind: 'store_offset', operation: Operation.StoreConsumerOffset,
-    body: storeConsumerOffsetCommand.encodeRequest({
-      consumer: { kind: 'consumer', id: numericIdentifier(prng.below(3)) }, streamId: stringIdentifier(DATA_STREAM),
-      topicId: stringIdentifier(DATA_TOPIC), partitionId, offset: BigInt(prng.below(100)), ack: AckLevel.Quorum,
-    }),
-    partitionId,
+    kind: 'store_offset', operation: Operation.StoreConsumerOffset, body: storeConsumerOffsetCommand.encodeRequest({ ...target, offset }),
+    partitionId, consumer: consumerId, offset,
   };
 }

@@ -4,11 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Replica } from '@shoal/consensus';
-import { Checker, Simulation, calmOptions, optionsForSeed } from '../src/index.js';
+import { Operation } from '@shoal/protocol';
+import { encodeDeleteOffsetBody, encodeStoreOffsetBody } from '@shoal/state';
+import { Checker, OffsetChecker, Simulation, Timeline, calmOptions, optionsForSeed } from '../src/index.js';
 
 describe('replay determinism', () => {
   it('one seed always replays the same run (same trace hash, same result)', () => {
-    for (const [seed, replicas] of [[11, 3], [12, 5], [13, 2]] as const) {
+    for (const [seed, replicas] of [[20, 3], [11, 5], [12, 2]] as const) {
       const a = new Simulation(optionsForSeed(seed, replicas)).run();
       const b = new Simulation(optionsForSeed(seed, replicas)).run();
       expect(b.traceHash).toBe(a.traceHash);
@@ -16,6 +18,16 @@ describe('replay determinism', () => {
       expect(b.committedOps).toBe(a.committedOps);
       expect(b.failure).toBe(a.failure);
     }
+  }, 60_000);
+
+  it('recording a timeline does not change the run', () => {
+    const options = optionsForSeed(14, 3);
+    const plain = new Simulation(options).run();
+    const timeline = new Timeline(14, 3, options.clients);
+    const recorded = new Simulation(options, {}, timeline).run();
+    expect(recorded.traceHash).toBe(plain.traceHash);
+    expect(recorded.marks).toEqual(plain.marks);
+    expect(timeline.data.replicaSeries[0]?.spans.length).toBeGreaterThan(0);
   }, 60_000);
 
   it('different seeds take different paths', () => {
@@ -89,5 +101,53 @@ describe('checker self-tests (injected bugs must be caught)', () => {
     // A restart resets the watermarks, but a boot below the durable view is a violation.
     checker.crashed(1, 3);
     checker.sample(1, 5n, replica(0, 0, 0));
+  });
+
+  it('an acknowledged consumer-offset write that was never committed fails the durability check', () => {
+    let forged = false;
+    const r = new Simulation(calmOptions(35, 3, { safetyTicks: 800, workload: { dataPartitions: 2, metadataShare: 0.1, messagesMax: 2, offsetShare: 0.5, burst: false } }), {
+      forgeAck: (a) => {
+        if (forged || a.kind !== 'offset' || a.code !== 0 || a.offset === null) return a;
+        forged = true;
+        return { ...a, offset: a.offset + 1_000_000n };
+      },
+    }).run();
+    expect(r.ok).toBe(false);
+    expect(r.failure).toMatch(/consumer offsets: partition \d+ consumer \d+: acknowledged store \d+ .* is not in the committed log/);
+  }, 60_000);
+
+  it('a replica whose offset table differs from the committed log fails the offset state check', () => {
+    const r = new Simulation(calmOptions(36, 3, { safetyTicks: 800, workload: { dataPartitions: 2, metadataShare: 0.1, messagesMax: 2, offsetShare: 0.5, burst: false } }), {
+      beforeFinalChecks: (sim) => {
+        const entry = sim.nodes[2]?.partitions.values().next().value;
+        entry?.driver.state.offsets.set({ kind: 'consumer', key: 1 }, 424242n);
+      },
+    }).run();
+    expect(r.ok).toBe(false);
+    expect(r.failure).toMatch(/consumer offsets: replica 2 partition \d+ consumer 1: stored 424242/);
+  }, 60_000);
+});
+
+describe('consumer-offset order (one writer per key)', () => {
+  const store = (key: number, value: bigint): Uint8Array => encodeStoreOffsetBody({ consumer: { kind: 'consumer', key }, offset: value });
+
+  it('a committed value below an earlier one is a violation unless it is a replay or of unknown outcome', () => {
+    const back = new OffsetChecker();
+    back.committed(7n, 0, 1, Operation.StoreConsumerOffset, store(4, 10n));
+    back.committed(7n, 0, 2, Operation.StoreConsumerOffset, store(4, 5n));
+    expect(() => back.checkLogs()).toThrow(/op 2 stores 5 after 10 was committed/);
+
+    const unknown = new OffsetChecker();
+    unknown.committed(7n, 0, 1, Operation.StoreConsumerOffset, store(4, 10n));
+    unknown.committed(7n, 0, 2, Operation.StoreConsumerOffset, store(4, 5n));
+    unknown.unknown(0, 4, 5n);
+    expect(() => unknown.checkLogs()).not.toThrow();
+
+    const replay = new OffsetChecker();
+    replay.committed(7n, 0, 1, Operation.StoreConsumerOffset, store(4, 10n));
+    replay.committed(7n, 0, 2, Operation.StoreConsumerOffset, store(4, 20n));
+    replay.committed(7n, 0, 3, Operation.DeleteConsumerOffset, encodeDeleteOffsetBody({ kind: 'consumer', key: 4 }));
+    replay.committed(7n, 0, 4, Operation.StoreConsumerOffset, store(4, 10n));
+    expect(() => replay.checkLogs()).not.toThrow();
   });
 });

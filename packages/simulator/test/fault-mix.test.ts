@@ -1,0 +1,99 @@
+/**
+ * The fault mix reaches what it claims (coverage marks), within its one bound (the loss budget),
+ * and the degraded liveness phase holds f replicas down for good while the rest make progress.
+ * Each scenario forces one fault kind on a calm cluster, so a mark that stops being reached
+ * fails here rather than going quiet in long runs.
+ */
+import { describe, expect, it } from 'vitest';
+import { NO_FAULTS } from '@shoal/storage';
+import { Simulation, calmOptions, faultTolerance, type SimulationOptions } from '../src/index.js';
+
+function run(options: SimulationOptions, watch?: (sim: Simulation) => void): { sim: Simulation; result: ReturnType<Simulation['run']> } {
+  const sim = new Simulation(options);
+  if (watch !== undefined) {
+    const step = sim.step.bind(sim);
+    sim.step = (): void => {
+      step();
+      watch(sim);
+    };
+  }
+  return { sim, result: sim.run() };
+}
+
+describe('fault mix', () => {
+  it('overlapping crashes stay within the loss budget, and the overlap marks are reached', () => {
+    let worst = 0;
+    const { result } = run(calmOptions(41, 5, {
+      safetyTicks: 2500, crashProbability: 0.02, targetedCrashProbability: 0.05, powerShare: 0.5, downMeanTicks: 80,
+      workload: { dataPartitions: 2, metadataShare: 0.3, messagesMax: 3, offsetShare: 0, burst: false },
+    }), (sim) => {
+      worst = Math.max(worst, sim.faults.lossyCount());
+      expect(sim.faults.lossyCount()).toBeLessThanOrEqual(sim.faults.lossBudget);
+    });
+    expect(worst).toBe(faultTolerance(5)); // the budget was used to the full, never beyond
+    expect(result.marks['fault.crash_while_other_recovers']).toBeGreaterThan(0);
+    expect(result.marks['fault.crash_of_recovering']).toBeGreaterThan(0);
+    expect(result.marks['fault.crash_during_repair'] ?? 0).toBeGreaterThan(0);
+    expect(result.marks['fault.crash_power']).toBeGreaterThan(0);
+    expect(result.marks['fault.crash_process']).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a rolling restart restarts every replica in turn', () => {
+    const { result, sim } = run(calmOptions(42, 3, { safetyTicks: 2500, rollingRestartProbability: 0.01 }));
+    expect(result.ok, result.failure ?? '').toBe(true);
+    expect(result.marks['fault.rolling_restart']).toBeGreaterThan(0);
+    expect(sim.nodes.every((n) => n.boots >= 2)).toBe(true);
+  }, 60_000);
+
+  it('a long partition while a restarted replica catches up stalls the view change past the abstain and blind stages', () => {
+    // Safety may fail here on an open core bug (bugs.md: short-log votes truncate); this test is about reach.
+    const { result } = run(calmOptions(43, 3, {
+      safetyTicks: 4500, isolateAfterRestartProbability: 0.01, longPartitionTicks: 2600, powerShare: 0,
+      workload: { dataPartitions: 2, metadataShare: 0.2, messagesMax: 3, offsetShare: 0.1, burst: false },
+    }));
+    expect(result.marks['fault.isolate_after_restart']).toBeGreaterThan(0);
+    expect(result.marks['fault.partition_long']).toBeGreaterThan(0);
+    expect(result.marks['fault.view_change_stalled']).toBeGreaterThan(0);
+    expect(result.marks['core.vote_abstain@partition']).toBeGreaterThan(0);
+    expect(result.marks['core.vote_blind@partition']).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('f replicas down for good: the others keep answering and converge', () => {
+    const { result, sim } = run(calmOptions(44, 5, { safetyTicks: 800, degraded: 'permanent', degradedTicks: 300 }));
+    expect(result.ok, result.failure ?? '').toBe(true);
+    expect(result.marks['phase.degraded_liveness']).toBe(1);
+    expect(sim.nodes.filter((n) => !n.up).length).toBe(faultTolerance(5));
+    expect(result.stats.sendAcks + result.stats.metadataAcks).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('f replicas down, then back: they catch up', () => {
+    const { result, sim } = run(calmOptions(45, 3, { safetyTicks: 800, degraded: 'restored', degradedTicks: 300 }));
+    expect(result.ok, result.failure ?? '').toBe(true);
+    expect(result.marks['phase.degraded_then_restored']).toBe(1);
+    expect(sim.nodes.every((n) => n.up)).toBe(true);
+  }, 60_000);
+
+  it('64 partition groups, bursts and a paused replica overrun the per-peer queue; consumer offsets are checked', () => {
+    const { result } = run(calmOptions(46, 3, {
+      safetyTicks: 1200, clients: 10, crashProbability: 0.002, powerShare: 0,
+      network: { delayMinTicks: 1, delayMeanTicks: 1, lossProbability: 0, duplicateProbability: 0, corruptProbability: 0, linkCapacity: 256, linkBytesPerTick: 4 * 1024 },
+      workload: { dataPartitions: 64, metadataShare: 0.05, messagesMax: 4, offsetShare: 0.2, burst: true },
+    }), (sim) => {
+      if (sim.tick === 300) sim.faults.pause(1, 700);
+    });
+    expect(result.ok, result.failure ?? '').toBe(true);
+    expect(result.marks['workload.groups_64']).toBe(1);
+    expect(result.marks['fault.process_pause']).toBeGreaterThan(0);
+    expect(result.marks['fault.peer_queue_overrun']).toBeGreaterThan(0);
+    expect(result.marks['check.consumer_offsets']).toBe(1);
+    expect(result.stats.network.queueDropped).toBe(result.marks['fault.peer_queue_overrun']);
+  }, 60_000);
+
+  it('injected disk write errors: the core rolls back or retries, a stopped driver exits and restarts, nothing breaks', () => {
+    const { result } = run(calmOptions(51, 3, { safetyTicks: 2500, faultyReplicas: 1, diskFaults: NO_FAULTS, diskErrorProbability: 0.01, crashProbability: 0.001 }));
+    expect(result.ok, result.failure ?? '').toBe(true);
+    expect(result.marks['fault.disk_write_error']).toBeGreaterThan(0);
+    expect(result.marks['fault.disk_error_exit']).toBeGreaterThan(0);
+    expect(result.marks['core.journal_write_rollback']).toBeGreaterThan(0);
+  }, 60_000);
+});
