@@ -6,6 +6,7 @@ import {
 import {
   type HeaderValue, type StreamInfo, type TopicInfo, headerKindName, SnapshotType,
 } from '@shoal/protocol';
+import { U64_MAX } from '@shoal/stdx';
 import { removeStoredSession, readStoredSession, writeStoredSession } from './context.js';
 import type { Action, Context } from './main.js';
 import { formatBytes, formatExpiry, isoFromMicros, renderTable, stringify } from './output.js';
@@ -130,10 +131,10 @@ function registerSession(program: Command, leaf: Leaf): void {
       return;
     }
     const words = expiryWords as string[];
-    const expiry = words.length === 0 ? 15n * 60n * 1_000_000n : parseExpiryMicros(words) ?? 0n;
-    const never = expiry === 0n;
+    const expiry = words.length === 0 ? 15n * 60n * 1_000_000n : parseExpiryMicros(words) ?? U64_MAX;
+    const never = expiry === U64_MAX;
     const tokenName = `shoal-cli-${Date.now().toString(36)}`;
-    const token = await client.token.create({ name: tokenName, expiry: never ? 0xffff_ffff_ffff_ffffn : expiry });
+    const token = await client.token.create({ name: tokenName, expiry });
     const expiresAt = never ? 0n : BigInt(Date.now()) * 1000n + expiry;
     const path = writeStoredSession(ctx.io.env, { address, tokenName, token, expiresAt: expiresAt.toString() });
     await client.logout();
@@ -350,7 +351,7 @@ function registerTokens(program: Command, leaf: Leaf): void {
   const pat = program.command('pat').description('personal access tokens of the current user');
   leaf(pat.command('create').alias('c').description('create a token (printed once)').argument('<name>').argument('[expiry...]', 'e.g. 7d; default: server default'), async (ctx, name, expiry) => {
     const micros = parseExpiryMicros(expiry as string[]);
-    const token = await ctx.client().token.create({ name: str(name), ...(micros === undefined ? {} : { expiry: micros === 0n ? 0xffff_ffff_ffff_ffffn : micros }) });
+    const token = await ctx.client().token.create({ name: str(name), ...(micros === undefined ? {} : { expiry: micros }) });
     ctx.out.message(`token '${str(name)}': ${token}`, { name: str(name), token });
   });
   leaf(pat.command('list').alias('l').description('list tokens'), async (ctx) => {

@@ -3,8 +3,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import {
   type Credentials, type NodeAddress, ShoalClient, ShoalInvalidArgumentError, type TlsOptions, formatAddress, parseAddress,
-  parseConnectionString, parseDuration,
+  parseConnectionString,
 } from '@shoal/client';
+import { parseDurationMs } from '@shoal/stdx';
 
 /**
  * Where the CLI connects and who it is, from (first match wins):
@@ -142,9 +143,9 @@ function resolveAddressAndCredentials(options: GlobalOptions, env: Env): Target 
 
 export function requestTimeoutMs(options: GlobalOptions): number {
   if (options.timeout === undefined) return 10_000;
-  const ms = parseDuration(options.timeout);
-  if (ms === null) throw new ShoalInvalidArgumentError(`--timeout '${options.timeout}' is not a duration`);
-  return ms;
+  const parsed = parseDurationMs(options.timeout);
+  if (!parsed.ok) throw new ShoalInvalidArgumentError(`--timeout '${options.timeout}' is not a duration: ${parsed.reason}`);
+  return parsed.value;
 }
 
 export function openClient(target: Target, options: GlobalOptions, withCredentials = true): ShoalClient {

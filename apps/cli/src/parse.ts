@@ -1,4 +1,5 @@
-import { type HeaderInput, type Id, ShoalInvalidArgumentError, parseDuration } from '@shoal/client';
+import { type HeaderInput, type Id, ShoalInvalidArgumentError } from '@shoal/client';
+import { U64_MAX, parseExpiry, parseSizeLimit } from '@shoal/stdx';
 import type { GlobalPermissions, HeaderValue, Permissions, StreamPermissions, TopicPermissions } from '@shoal/protocol';
 
 /**
@@ -23,31 +24,32 @@ export function parseOffset(text: string): bigint {
 }
 
 /**
- * A message expiry / token expiry: a duration (`7d`, `1day 12h`, `90s`), `unlimited`/`none`/`never`
- * (0), or `server_default` (undefined: leave it to the server). Returns microseconds.
+ * A message expiry / token expiry (the one syntax of @shoal/stdx units.ts): a duration (`7d`,
+ * `1day 12h`, `90s`), `unlimited` / `none` / `never` / `never_expire` (never: u64::MAX on the
+ * wire, as the reference's IggyExpiry::NeverExpire), or `server_default` / nothing (undefined:
+ * leave it to the server). Returns microseconds.
  */
 export function parseExpiryMicros(words: readonly string[]): bigint | undefined {
   const text = words.join(' ').trim();
-  if (text === '' || text === 'server_default') return undefined;
-  if (text === 'unlimited' || text === 'none' || text === 'never' || text === '0') return 0n;
-  const ms = parseDuration(text);
-  if (ms === null) throw new ShoalInvalidArgumentError(`'${text}' is not a duration (e.g. 7d, 1day 12h, 90s, unlimited)`);
-  return BigInt(Math.round(ms * 1000));
+  if (text === '') return undefined;
+  const parsed = parseExpiry(text);
+  if (!parsed.ok) throw new ShoalInvalidArgumentError(`'${text}' is not an expiry (e.g. 7d, 1day 12h, 90s, unlimited): ${parsed.reason}`);
+  switch (parsed.value.kind) {
+    case 'server_default': return undefined;
+    case 'never': return U64_MAX;
+    case 'after': return parsed.value.ns / 1000n;
+  }
 }
 
-const SIZE_UNITS: Readonly<Record<string, number>> = {
-  b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4, k: 1e3, m: 1e6, g: 1e9,
-};
-
-/** `15GB`, `128MiB`, `1000`, `unlimited` (0), `server_default` (undefined). */
+/** A size limit: `15GB`, `128MiB`, `1000`, `unlimited` (u64::MAX), `server_default` (undefined). */
 export function parseSize(text: string): bigint | undefined {
-  const t = text.trim().toLowerCase();
-  if (t === 'server_default') return undefined;
-  if (t === 'unlimited' || t === '0') return 0n;
-  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/.exec(t);
-  const unit = SIZE_UNITS[m?.[2] === '' || m?.[2] === undefined ? 'b' : m[2]];
-  if (m === null || unit === undefined) throw new ShoalInvalidArgumentError(`'${text}' is not a size (e.g. 15GB, 128MiB, unlimited)`);
-  return BigInt(Math.round(Number(m[1]) * unit));
+  const parsed = parseSizeLimit(text);
+  if (!parsed.ok) throw new ShoalInvalidArgumentError(`'${text}' is not a size (e.g. 15GB, 128MiB, unlimited): ${parsed.reason}`);
+  switch (parsed.value.kind) {
+    case 'server_default': return undefined;
+    case 'unlimited': return U64_MAX;
+    case 'bytes': return parsed.value.bytes;
+  }
 }
 
 /** `key=value` (repeatable `--set`). */

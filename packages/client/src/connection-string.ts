@@ -1,4 +1,5 @@
 import { ErrorCode } from '@shoal/protocol';
+import { parseDurationMs } from '@shoal/stdx';
 import { type NodeAddress, parseAddress } from './address.js';
 import { ShoalInvalidArgumentError } from './errors.js';
 import type { Credentials } from './session.js';
@@ -11,7 +12,8 @@ import type { Credentials } from './session.js';
  * credentials: `username:password` (both non-empty), or a personal access token (no colon),
  * percent-decoded; host and port are required. TCP option keys: tls, tls_domain, tls_ca_file,
  * reconnection_retries (number | unlimited), reconnection_interval, reestablish_after,
- * heartbeat_interval (durations such as 500ms, 5s, 1m, 1h30m), nodelay. Unknown keys are hard
+ * heartbeat_interval (durations in the one syntax of @shoal/stdx units.ts: 500ms, 5s, 1m, 1h30m),
+ * nodelay. Unknown keys are hard
  * errors (InvalidConnectionString, 8000). Other transports (quic, http, ws) are refused: this SDK
  * speaks TCP. `tls=true` turns TLS on with the certificate and host name checked; `tls_domain`
  * is the name to check (default: the host), `tls_ca_file` a PEM file of CAs to trust (read when
@@ -122,33 +124,10 @@ function parseOptions(query: string): ConnectionStringOptions {
   return out;
 }
 
-const UNIT_MS: Readonly<Record<string, number>> = {
-  us: 0.001, µs: 0.001, ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000, hr: 3_600_000, d: 86_400_000, day: 86_400_000, days: 86_400_000,
-};
-
-/**
- * Human-readable durations: one or more `<number><unit>` terms (`500ms`, `5s`, `1m30s`, `7d`,
- * `1day 12h`), units us, ms, s, m/min, h, d/day(s). Returns milliseconds, or null when invalid.
- */
-export function parseDuration(text: string): number | null {
-  const compact = text.trim().replace(/\s+/g, '');
-  if (compact === '') return null;
-  const term = /(\d+(?:\.\d+)?)([a-zµ]+)/gy;
-  let total = 0;
-  let consumed = 0;
-  for (let m = term.exec(compact); m !== null; m = term.exec(compact)) {
-    const unit = UNIT_MS[m[2] as string];
-    if (unit === undefined) return null;
-    total += Number(m[1]) * unit;
-    consumed = term.lastIndex;
-  }
-  return consumed === compact.length ? total : null;
-}
-
 function parseDurationOption(key: string, value: string): number {
-  const ms = parseDuration(value);
-  if (ms === null) throw invalid(`option '${key}': '${value}' is not a duration (e.g. 500ms, 5s, 1m)`);
-  return ms;
+  const parsed = parseDurationMs(value);
+  if (!parsed.ok) throw invalid(`option '${key}': '${value}' is not a duration (e.g. 500ms, 5s, 1m30s): ${parsed.reason}`);
+  return parsed.value;
 }
 
 function parseBool(key: string, value: string): boolean {

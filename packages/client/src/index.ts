@@ -40,6 +40,6 @@ export {
 } from './identifiers.js';
 export { type NodeAddress, parseAddress, formatAddress, addressKey } from './address.js';
 export {
-  parseConnectionString, isConnectionString, parseDuration, type ParsedConnectionString, type ConnectionStringOptions,
+  parseConnectionString, isConnectionString, type ParsedConnectionString, type ConnectionStringOptions,
 } from './connection-string.js';
 export { BalancedPartitioner, loadXxh32, partitionForKey, partitionForKeySync } from './partitioner.js';

@@ -3,7 +3,7 @@ import { fromHex, toHex } from '@shoal/stdx';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type Message, type Scheduler, ShoalClient, ShoalEvictionError, ShoalInvalidArgumentError, ShoalResponseError, nodeScheduler,
-  parseConnectionString, parseDuration,
+  parseConnectionString,
 } from '../src/index.js';
 import { FakeServer } from './support/fake-server.js';
 import { loadClientFrames, requestVector } from './support/vectors.js';
@@ -214,12 +214,10 @@ describe('connection strings', () => {
     expect(() => parseConnectionString('iggy://u:p@h:1?bogus=1')).toThrow(/unknown option 'bogus'/);
   });
 
-  it('durations', () => {
-    expect(parseDuration('500ms')).toBe(500);
-    expect(parseDuration('1day 12h')).toBe(129_600_000);
-    expect(parseDuration('7d')).toBe(604_800_000);
-    expect(parseDuration('5')).toBeNull();
-    expect(parseDuration('5x')).toBeNull();
+  it('durations use the shared parser of @shoal/stdx (the config and the CLI read the same syntax)', () => {
+    const { options } = parseConnectionString('iggy://u:p@h:1?heartbeat_interval=1m30s&reconnection_interval=250ms&reestablish_after=1%20day');
+    expect(options).toEqual({ heartbeatIntervalMs: 90_000, reconnectionIntervalMs: 250, reestablishAfterMs: 86_400_000 });
+    expect(() => parseConnectionString('iggy://u:p@h:1?heartbeat_interval=1.5s')).toThrow(/not a duration/);
   });
 
   it('the client uses the connection string', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatSize, msToTicks, parseDuration, parseSize, TICK_MS } from '../src/index.js';
+import { formatDuration, formatSize, msToTicks, parseConfigDurationMs, parseSizeBytes, TICK_MS } from '../src/index.js';
 import { cluster, loadOk } from './config-fixtures.js';
 
 describe('parseDuration', () => {
@@ -22,11 +22,11 @@ describe('parseDuration', () => {
     ['  10ms  ', 10],
     ['1m 1s 1ms', 61_001],
   ])('parses %j as %d ms', (text, ms) => {
-    expect(parseDuration(text)).toEqual({ ok: true, ms });
+    expect(parseConfigDurationMs(text)).toEqual({ ok: true, value: ms });
   });
 
   it.each(['0', 'disabled', 'unlimited', 'none'])('reads the sentinel %j as zero', (text) => {
-    expect(parseDuration(text)).toEqual({ ok: true, ms: 0 });
+    expect(parseConfigDurationMs(text)).toEqual({ ok: true, value: 0 });
   });
 
   it.each([
@@ -41,13 +41,13 @@ describe('parseDuration', () => {
     ['5S', 'unknown unit "S"'],
     ['99999999999999999999y', 'too large'],
   ])('refuses %j (%s)', (text, reason) => {
-    const parsed = parseDuration(text);
+    const parsed = parseConfigDurationMs(text);
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.reason).toContain(reason);
   });
 
   it.each([0, 0.5, 10, 250, 500, 1_000, 61_001, 120_000, 3_600_000, 7 * 86_400_000])('formats %d ms so it parses back', (ms) => {
-    expect(parseDuration(formatDuration(ms))).toEqual({ ok: true, ms });
+    expect(parseConfigDurationMs(formatDuration(ms))).toEqual({ ok: true, value: ms });
   });
 
   it('formats in the largest exact unit', () => {
@@ -72,7 +72,7 @@ describe('parseSize', () => {
     ['2176 MiB', 2176 * 2 ** 20],
     ['1 TiB', 2 ** 40],
   ])('parses %j as %d bytes', (text, bytes) => {
-    expect(parseSize(text)).toEqual({ ok: true, bytes });
+    expect(parseSizeBytes(text)).toEqual({ ok: true, value: bytes });
   });
 
   it.each([
@@ -86,7 +86,7 @@ describe('parseSize', () => {
     ['1e3', 'cannot parse'],
     ['99999 PiB', 'too large'],
   ])('refuses %j (%s)', (text, reason) => {
-    const parsed = parseSize(text);
+    const parsed = parseSizeBytes(text);
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.reason).toContain(reason);
   });
@@ -97,7 +97,7 @@ describe('parseSize', () => {
     expect(formatSize(1088 * 2 ** 20)).toBe('1088 MiB');
     expect(formatSize(1200)).toBe('1200 B');
     expect(formatSize(0)).toBe('0 B');
-    for (const bytes of [1, 1000, 1024, 1536, 2 ** 30 + 64 * 2 ** 20]) expect(parseSize(formatSize(bytes))).toEqual({ ok: true, bytes });
+    for (const bytes of [1, 1000, 1024, 1536, 2 ** 30 + 64 * 2 ** 20]) expect(parseSizeBytes(formatSize(bytes))).toEqual({ ok: true, value: bytes });
   });
 });
 

@@ -2,7 +2,7 @@ import {
   ErrorCode, HeaderKind, OptionsScope, TOPIC_OPTION_CATALOG, TOPIC_OPTION_LIMITS, decodeHeaderValue, encodeHeaderValue,
   optionCatalog, type OptionDescriptor, type OptionEntry, type OptionSpec,
 } from '@shoal/protocol';
-import { U64_MAX, assert } from '@shoal/stdx';
+import { U64_MAX, assert, parseExpiry as parseExpiryText, parseSizeLimit } from '@shoal/stdx';
 import type { CompressionAlgorithm, OptionMap, StoredOption } from './model.js';
 
 /**
@@ -13,14 +13,14 @@ import type { CompressionAlgorithm, OptionMap, StoredOption } from './model.js';
  * Both travel in the CreateTopicWithAssignments body and are stored; GetTopic shows them as the
  * options and derived-options blocks. Updates are patches of the three updatable keys.
  *
- * Value forms accepted (forgiving, as the reference):
+ * Value forms accepted (forgiving, as the reference; strings go through the one duration/size
+ * parser of @shoal/stdx, units.ts, that the configuration, the SDK and the CLI use too):
  *   byte sizes   unsigned integer kinds (bytes), or a string: "1048576", "128 MiB", "1GB", "1.5 GiB"
- *                (B; KB/MB/GB/TB/PB = powers of 1000; KiB/MiB/GiB/TiB/PiB = powers of 1024; unit
- *                letters case-insensitive), "unlimited"/"none" (max_topic_size only: u64::MAX),
+ *                (a whole number of bytes), "unlimited"/"none" (max_topic_size only: u64::MAX),
  *                "server_default" (0: resolved to the default)
- *   expiry       unsigned integer kinds (µs), or a humantime string: "7 days", "1h 30m", "250ms",
- *                units ns/us/µs/ms/s/m/h/d/w/M(=30.44 d)/y(=365.25 d) and their long names;
- *                "none"/"never"/"never_expire"/"unlimited" (u64::MAX), "server_default" (0)
+ *   expiry       unsigned integer kinds or a decimal string (µs), or a humantime string: "7 days",
+ *                "1h 30m", "250ms" (truncated to µs); "none"/"never"/"never_expire"/"unlimited"
+ *                (u64::MAX), "server_default" (0)
  *   booleans     Bool, or a string "true"/"false" (any case), or an unsigned integer 0/1
  *   compression  a string "none"/"gzip" (any case), or the code 1/2 as an unsigned integer
  *   counts       unsigned integer kinds, or a decimal string
@@ -295,69 +295,36 @@ function parseCompression(entry: OptionEntry): CompressionAlgorithm | null {
   return null;
 }
 
-const BYTE_UNITS: ReadonlyMap<string, bigint> = new Map([
-  ['', 1n], ['b', 1n],
-  ['kb', 1000n], ['mb', 1000n ** 2n], ['gb', 1000n ** 3n], ['tb', 1000n ** 4n], ['pb', 1000n ** 5n],
-  ['kib', 1024n], ['mib', 1024n ** 2n], ['gib', 1024n ** 3n], ['tib', 1024n ** 4n], ['pib', 1024n ** 5n],
-  ['k', 1000n], ['m', 1000n ** 2n], ['g', 1000n ** 3n], ['t', 1000n ** 4n], ['p', 1000n ** 5n],
-]);
-
 function parseByteSize(entry: OptionEntry, allowUnlimited: boolean): bigint | null {
   const v = typed(entry);
   if (typeof v === 'bigint') return v;
   if (typeof v !== 'string') return null;
-  const text = v.trim().toLowerCase();
-  if (text === 'server_default') return 0n;
-  if (text === 'unlimited' || text === 'none') return allowUnlimited ? U64_MAX : null;
-  const m = /^(\d{1,20})(?:\.(\d{1,18}))?\s*([a-z]*)$/.exec(text);
-  if (m === null) return null;
-  const unit = BYTE_UNITS.get(m[3] ?? '');
-  if (unit === undefined) return null;
-  const fraction = m[2] ?? '';
-  const scaled = (BigInt(m[1] ?? '0') * 10n ** BigInt(fraction.length) + BigInt(fraction === '' ? '0' : fraction)) * unit;
-  const result = scaled / 10n ** BigInt(fraction.length);
-  return result <= U64_MAX ? result : null;
+  const parsed = parseSizeLimit(v);
+  if (!parsed.ok) return null;
+  switch (parsed.value.kind) {
+    case 'server_default': return 0n;
+    case 'unlimited': return allowUnlimited ? U64_MAX : null;
+    case 'bytes': return parsed.value.bytes <= U64_MAX ? parsed.value.bytes : null;
+  }
 }
-
-const US_PER: ReadonlyMap<string, bigint> = (() => {
-  const s = 1_000_000n;
-  const table: [readonly string[], bigint][] = [
-    [['nsec', 'ns', 'nanos', 'nanosecond', 'nanoseconds'], 0n],
-    [['usec', 'us', 'µs', 'micros', 'microsecond', 'microseconds'], 1n],
-    [['msec', 'ms', 'millis', 'millisecond', 'milliseconds'], 1000n],
-    [['seconds', 'second', 'sec', 'secs', 's'], s],
-    [['minutes', 'minute', 'min', 'mins', 'm'], 60n * s],
-    [['hours', 'hour', 'hr', 'hrs', 'h'], 3600n * s],
-    [['days', 'day', 'd'], 86_400n * s],
-    [['weeks', 'week', 'w'], 604_800n * s],
-    [['months', 'month', 'M'], 2_630_016n * s],
-    [['years', 'year', 'y'], 31_557_600n * s],
-  ];
-  const map = new Map<string, bigint>();
-  for (const [names, us] of table) for (const name of names) map.set(name, us);
-  return map;
-})();
 
 function parseExpiry(entry: OptionEntry): bigint | null {
   const v = typed(entry);
   if (typeof v === 'bigint') return v;
   if (typeof v !== 'string') return null;
-  const text = v.trim();
-  const lower = text.toLowerCase();
-  if (lower === 'server_default') return 0n;
-  if (lower === 'none' || lower === 'never' || lower === 'never_expire' || lower === 'unlimited') return U64_MAX;
-  if (/^\d{1,20}$/.test(text)) return BigInt(text);
-  let total = 0n;
-  let matched = 0;
-  const re = /\s*(\d{1,20})\s*([A-Za-zµ]+)\s*/gy;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    const unit = US_PER.get(m[2] ?? '');
-    if (unit === undefined) return null;
-    const n = BigInt(m[1] ?? '0');
-    total += unit === 0n ? n / 1000n : n * unit;
-    matched = re.lastIndex;
+  // A decimal string is microseconds, like the integer kinds (wire leniency, not duration syntax).
+  if (/^\s*\d{1,20}\s*$/.test(v)) {
+    const us = BigInt(v.trim());
+    return us <= U64_MAX ? us : null;
   }
-  if (matched !== text.length || total > U64_MAX) return null;
-  return total;
+  const parsed = parseExpiryText(v);
+  if (!parsed.ok) return null;
+  switch (parsed.value.kind) {
+    case 'server_default': return 0n;
+    case 'never': return U64_MAX;
+    case 'after': {
+      const us = parsed.value.ns / 1000n;
+      return us <= U64_MAX ? us : null;
+    }
+  }
 }

@@ -5,4 +5,9 @@ export {
   readU128LE, writeU128LE, minBig, maxBig, bitTest, bitSet, toHex, fromHex,
 } from './bigint.js';
 export { BoundedQueue } from './bounded-queue.js';
+export {
+  DURATION_UNITS, SIZE_UNITS, DISABLED_DURATION_WORDS, parseDuration, parseDurationMs, parseSize, parseSizeBytes,
+  parseConfigDurationMs, parseExpiry, parseSizeLimit, formatDuration, formatSize,
+  type UnitParse, type Expiry, type SizeLimit,
+} from './units.js';
 export { concatBytes } from './bytes.js';

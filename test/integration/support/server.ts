@@ -23,6 +23,13 @@ export interface ServerOptions {
   readonly nodeArgs?: readonly string[];
   readonly readyTimeoutMs?: number;
   /**
+   * Start something else than the compiled binary of this checkout (e.g. `npx shoal-server` in a
+   * project that installed the packed tarballs), in `cwd`, in its own process group. `stop` signals
+   * the node itself (the pid of its ready line), so a wrapper such as npx exits with the node's
+   * code; a start that fails kills the whole group.
+   */
+  readonly command?: { readonly file: string; readonly args: readonly string[]; readonly cwd: string };
+  /**
    * Pass `--with-default-root-credentials` (default true): the suite logs in as iggy / iggy, which
    * the node only uses when asked (otherwise it generates a root password).
    */
@@ -68,7 +75,7 @@ function parseEndpoint(text: unknown): Endpoint {
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<ServerHandle> {
-  if (!existsSync(join(root, 'apps/server/dist/main.js'))) throw new Error('apps/server/dist is missing: run `npm run build` first (npm test does)');
+  if (options.command === undefined && !existsSync(join(root, 'apps/server/dist/main.js'))) throw new Error('apps/server/dist is missing: run `npm run build` first (npm test does)');
   const dataDir = options.dataDir ?? tempDataDir();
   const env: Record<string, string> = {
     ...process.env as Record<string, string>,
@@ -82,10 +89,17 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   };
   delete env['NODE_OPTIONS'];
   delete env['VITEST'];
+  // Another command (npx in an installed project) runs as from a user's shell, not inside our npm.
+  if (options.command !== undefined) for (const key of Object.keys(env)) if (key.toLowerCase().startsWith('npm_')) delete env[key];
   const rootFlag = options.defaultRootCredentials === false ? [] : [DEFAULT_ROOT_FLAG];
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), SERVER_BIN, ...rootFlag, ...(options.args ?? [])], {
-    env, stdio: ['ignore', 'pipe', 'pipe'], cwd: dataDir,
-  });
+  const command = options.command;
+  const child = command === undefined
+    ? spawn(process.execPath, [...(options.nodeArgs ?? []), SERVER_BIN, ...rootFlag, ...(options.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: dataDir })
+    : spawn(command.file, [...command.args, ...rootFlag, ...(options.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: command.cwd, detached: true });
+  const killGroup = (name: NodeJS.Signals): void => {
+    if (command === undefined) child.kill(name);
+    else if (child.pid !== undefined) process.kill(-child.pid, name);
+  };
   const lines: string[] = [];
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -116,15 +130,19 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
     setTimeout(() => reject(new Error(`server not ready in time:\n${lines.join('\n')}`)), options.readyTimeoutMs ?? 30_000).unref();
   });
   const record = await ready.catch((error: unknown) => {
-    child.kill('SIGKILL');
+    killGroup('SIGKILL');
     throw error;
   });
+  const nodePid = typeof record['pid'] === 'number' ? record['pid'] : (child.pid as number);
   const tcp = parseEndpoint(record['tcp']);
   const http = parseEndpoint(record['http']);
   return {
     child, pid: child.pid as number, dataDir, tcp, http, address: `${tcp.host}:${tcp.port}`, lines, exited,
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    async stop(name: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) {
+        if (command === undefined) child.kill(name);
+        else process.kill(nodePid, name);
+      }
       return exited;
     },
     async metrics(query = '') {

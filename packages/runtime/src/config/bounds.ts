@@ -5,8 +5,7 @@
 import type { Diagnostics } from './errors.js';
 import { arrayIndexes, type Layer } from './layers.js';
 import { KEYS, KEY_BY_PATH, TABLE_ARRAYS, TIMER_MS_MAX, schemaPathOf, type KeySpec } from './schema.js';
-import { formatDuration } from './duration.js';
-import { formatSize } from './size.js';
+import { formatDuration, formatSize } from '@shoal/stdx';
 import { displayValue } from './values.js';
 
 export function checkBounds(layer: Layer, diagnostics: Diagnostics): void {

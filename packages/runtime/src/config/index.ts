@@ -8,10 +8,8 @@ export type {
   PartitionConfig, ClusterConfig, ClusterAuthConfig, ClusterTlsConfig, ClusterCoordinatorConfig, ClusterNode,
   ClusterNodePorts, AdvertisedAddress, RootUserConfig, BootConfig, NodeConfig, Endpoint,
 } from './types.js';
-export { parseDuration, formatDuration, DURATION_MS_MAX } from './duration.js';
-export type { DurationParse } from './duration.js';
-export { parseSize, formatSize } from './size.js';
-export type { SizeParse } from './size.js';
+// Durations and sizes: the one parser of @shoal/stdx (units.ts), shared with the SDK and the CLI.
+export { formatDuration, formatSize, parseConfigDurationMs, parseSizeBytes } from '@shoal/stdx';
 export { TICK_MS, msToTicks } from './ticks.js';
 export { renderConfig, redactConfig, REDACTED } from './render.js';
 export { renderConfigReference, REFERENCE_BEGIN, REFERENCE_END } from './reference.js';

@@ -5,9 +5,8 @@
  * masked secrets).
  */
 import { stringify } from 'smol-toml';
-import { formatDuration } from './duration.js';
+import { formatDuration, formatSize } from '@shoal/stdx';
 import { KEYS, TABLE_ARRAYS, type KeySpec } from './schema.js';
-import { formatSize } from './size.js';
 import type { ShoalConfig } from './types.js';
 
 export const REDACTED = '[redacted]';

@@ -3,12 +3,11 @@
  * the value it got; every rule runs, so one boot attempt reports every problem.
  */
 import { isLoopbackHost } from './address.js';
-import { formatDuration } from './duration.js';
+import { formatDuration, formatSize } from '@shoal/stdx';
 import type { Diagnostics } from './errors.js';
 import type { ConfigFlags } from './resolve.js';
 import { validateRoster } from './roster.js';
 import { SEGMENT_BYTES_MAX } from './schema.js';
-import { formatSize } from './size.js';
 import type { ShoalConfig } from './types.js';
 
 const SECOND = 1000;

@@ -2,10 +2,9 @@
  * Turning one raw value (from TOML or from an environment variable) into the normalized value of
  * its key kind: booleans, strings, and numbers (integers, milliseconds, bytes).
  */
+import { formatDuration, formatSize, parseConfigDurationMs, parseSizeBytes } from '@shoal/stdx';
 import { TomlDate } from 'smol-toml';
-import { formatDuration, parseDuration } from './duration.js';
 import type { KeySpec } from './schema.js';
-import { formatSize, parseSize } from './size.js';
 import { parseHostPort } from './address.js';
 
 export type Value = string | number | boolean;
@@ -83,15 +82,15 @@ function uint(raw: unknown): Converted {
 }
 
 function duration(raw: string): Converted {
-  const parsed = parseDuration(raw);
+  const parsed = parseConfigDurationMs(raw);
   if (!parsed.ok) return { ok: false, reason: `invalid duration "${raw}": ${parsed.reason}` };
-  return ok(parsed.ms);
+  return ok(parsed.value);
 }
 
 function size(raw: string): Converted {
-  const parsed = parseSize(raw);
+  const parsed = parseSizeBytes(raw);
   if (!parsed.ok) return { ok: false, reason: `invalid size "${raw}": ${parsed.reason}` };
-  return ok(parsed.bytes);
+  return ok(parsed.value);
 }
 
 function address(raw: string): Converted {
