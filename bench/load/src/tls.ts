@@ -1,11 +1,12 @@
 /**
- * `npm run bench:tls -- [--duration S] [--batch M] [--in-flight W] [--message-size B] [--shards N] [--json FILE]`
+ * `npm run bench:tls -- [--duration S] [--rounds R] [--batch M] [--in-flight W] [--message-size B] [--shards N] [--json FILE]`
  *
  * TLS vs plaintext on the client plane, in one run, on one machine: two single nodes started the
  * same way, one with `[tcp.tls]` on (self-signed pair, TLS 1.3 negotiated), one without; the same
- * SDK workload against each, one after the other: produce (batches of M messages, W in flight,
- * one partition) for S seconds, then consume everything back (1,000 messages per poll). Only the
- * ratio TLS / plaintext of the same run means anything (bench/README.md "TLS").
+ * SDK workload against each, alternating plaintext and TLS for R rounds (so a load change on a
+ * shared machine hits both): produce (batches of M messages, W in flight, one partition) for S
+ * seconds, then consume that round's messages back (1,000 per poll). The figures are the medians
+ * of the rounds; only the ratio TLS / plaintext of the same run means anything (bench/README.md).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { repoRoot } from './shoal/launcher.js';
 
 interface TlsBenchOptions {
   readonly durationS: number;
+  readonly rounds: number;
   readonly batch: number;
   readonly inFlight: number;
   readonly messageSize: number;
@@ -35,13 +37,14 @@ interface Figures {
 const CREDENTIALS = { username: 'iggy', password: 'iggy' };
 
 function parse(argv: readonly string[]): TlsBenchOptions {
-  const options = { durationS: 5, batch: 1000, inFlight: 8, messageSize: 1024, shards: 1, jsonPath: null as string | null };
+  const options = { durationS: 5, rounds: 3, batch: 1000, inFlight: 8, messageSize: 1024, shards: 1, jsonPath: null as string | null };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1];
     if (value === undefined) throw new Error(`${argv[i] ?? ''} needs a value`);
     const number = Number(value);
     switch (argv[i]) {
       case '--duration': options.durationS = number; break;
+      case '--rounds': options.rounds = number; break;
       case '--batch': options.batch = number; break;
       case '--in-flight': options.inFlight = number; break;
       case '--message-size': options.messageSize = number; break;
@@ -96,7 +99,7 @@ async function stopNode(node: Node): Promise<void> {
   rmSync(node.dir, { recursive: true, force: true });
 }
 
-async function measure(node: Node, tls: boolean, o: TlsBenchOptions): Promise<Figures> {
+async function measure(node: Node, tls: boolean, o: TlsBenchOptions, round: number): Promise<Figures> {
   const certPem = tls ? readFileSync(join(node.dir, 'data', 'tls', 'client.crt'), 'utf8') : null;
   const client = new ShoalClient({
     address: `localhost:${node.port}`, credentials: CREDENTIALS, heartbeatIntervalMs: 0, requestTimeoutMs: 60_000,
@@ -104,9 +107,10 @@ async function measure(node: Node, tls: boolean, o: TlsBenchOptions): Promise<Fi
   });
   let protocol = 'plaintext';
   try {
-    await client.stream.create({ name: 'bench-tls' });
-    await client.topic.create({ streamId: 'bench-tls', name: 't', partitionsCount: 1 });
-    const stream = numericIdentifier((await client.stream.get({ streamId: 'bench-tls' }))?.id ?? 0);
+    const streamName = `bench-tls-${round}`;
+    await client.stream.create({ name: streamName });
+    await client.topic.create({ streamId: streamName, name: 't', partitionsCount: 1 });
+    const stream = numericIdentifier((await client.stream.get({ streamId: streamName }))?.id ?? 0);
     const topic = numericIdentifier(0);
     const payload = new Uint8Array(o.messageSize).map((_, i) => i & 0xff);
     const encode = { randomId: () => client.randomId(), nowMicros: () => BigInt(Date.now()) * 1000n };
@@ -131,7 +135,7 @@ async function measure(node: Node, tls: boolean, o: TlsBenchOptions): Promise<Fi
     const consumeStarted = process.hrtime.bigint();
     while (read < total) {
       const polled = await client.pollMessages({
-        streamId: 'bench-tls', topicId: 't', partitionId: 0, consumer: 1, strategy: { offset: BigInt(read) }, count: 1000, verifyChecksums: false,
+        streamId: streamName, topicId: 't', partitionId: 0, consumer: 1, strategy: { offset: BigInt(read) }, count: 1000, verifyChecksums: false,
       });
       if (polled.messages.length === 0) throw new Error(`poll returned nothing at offset ${read} of ${total}`);
       read += polled.messages.length;
@@ -147,23 +151,40 @@ async function measure(node: Node, tls: boolean, o: TlsBenchOptions): Promise<Fi
   }
 }
 
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function medianFigures(runs: readonly Figures[]): Figures {
+  return {
+    produceMsgs: median(runs.map((r) => r.produceMsgs)), produceMBps: median(runs.map((r) => r.produceMBps)),
+    consumeMsgs: median(runs.map((r) => r.consumeMsgs)), consumeMBps: median(runs.map((r) => r.consumeMBps)),
+    protocol: runs[0]?.protocol ?? '',
+  };
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const o = parse(argv);
-  const results: Record<'plaintext' | 'tls', Figures> = {} as Record<'plaintext' | 'tls', Figures>;
-  for (const tls of [false, true]) {
-    const node = await startNode(o.shards, tls);
-    try {
-      results[tls ? 'tls' : 'plaintext'] = await measure(node, tls, o);
-    } finally {
-      await stopNode(node);
+  const nodes = { plaintext: await startNode(o.shards, false), tls: await startNode(o.shards, true) };
+  const runs: Record<'plaintext' | 'tls', Figures[]> = { plaintext: [], tls: [] };
+  try {
+    for (let round = 0; round < o.rounds; round++) {
+      // Alternate which goes first, so neither always runs after the other's disk writes.
+      const order = round % 2 === 0 ? (['plaintext', 'tls'] as const) : (['tls', 'plaintext'] as const);
+      for (const kind of order) runs[kind].push(await measure(nodes[kind], kind === 'tls', o, round));
     }
+  } finally {
+    await Promise.all([stopNode(nodes.plaintext), stopNode(nodes.tls)]);
   }
+  const results = { plaintext: medianFigures(runs.plaintext), tls: medianFigures(runs.tls) };
   const p = results.plaintext;
   const t = results.tls;
   const row = (name: string, a: number, b: number, unit: string): string =>
     `${name.padEnd(16)} ${a.toFixed(unit === 'MB/s' ? 1 : 0).padStart(12)} ${b.toFixed(unit === 'MB/s' ? 1 : 0).padStart(12)} ${(b / a).toFixed(2).padStart(10)}×`;
   const lines = [
-    `TLS vs plaintext: 1 node, ${o.shards} shard(s), 1 partition, batches of ${o.batch} x ${o.messageSize} B, ${o.inFlight} in flight, ${o.durationS} s produce each, then consume all (SDK, loopback; TLS: ${t.protocol}, ECDSA P-256 self-signed)`,
+    `TLS vs plaintext: 1 node, ${o.shards} shard(s), 1 partition, batches of ${o.batch} x ${o.messageSize} B, ${o.inFlight} in flight, ${o.durationS} s produce then consume, ${o.rounds} alternating round(s), medians (SDK, loopback; TLS: ${t.protocol}, ECDSA P-256 self-signed)`,
     `${''.padEnd(16)} ${'plaintext'.padStart(12)} ${'TLS'.padStart(12)} ${'TLS/plain'.padStart(11)}`,
     row('produce msg/s', p.produceMsgs, t.produceMsgs, 'msg/s'),
     row('produce MB/s', p.produceMBps, t.produceMBps, 'MB/s'),
@@ -171,7 +192,7 @@ async function main(argv: readonly string[]): Promise<void> {
     row('consume MB/s', p.consumeMBps, t.consumeMBps, 'MB/s'),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  if (o.jsonPath !== null) writeFileSync(o.jsonPath, `${JSON.stringify({ options: o, results, ratios: { produce: t.produceMsgs / p.produceMsgs, consume: t.consumeMsgs / p.consumeMsgs } }, null, 2)}\n`);
+  if (o.jsonPath !== null) writeFileSync(o.jsonPath, `${JSON.stringify({ options: o, runs, results, ratios: { produce: t.produceMsgs / p.produceMsgs, consume: t.consumeMsgs / p.consumeMsgs } }, null, 2)}\n`);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

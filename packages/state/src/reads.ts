@@ -51,8 +51,11 @@ export interface ReadHost {
   /** The caller's own connection (GetMe). */
   readonly me?: ClientSession;
   readonly stats?: () => HostStats;
-  /** Roster with each node's role and status codes, as the host's consensus view says. */
-  readonly cluster?: () => ClusterMetadata;
+  /**
+   * Roster with each node's role and status codes, as the host's consensus view says; `me` (the
+   * caller's connection) picks each node's advertised address for the caller's network.
+   */
+  readonly cluster?: (me: ClientSession | undefined) => ClusterMetadata;
 }
 
 export interface ReadRequest {
@@ -185,7 +188,7 @@ export function answerRead(state: MetadataState, req: ReadRequest): Outcome {
     }
     case CommandCode.GetClusterMetadata:
       if (host.cluster === undefined) return rejected(ErrorCode.FeatureUnavailable);
-      return accepted(getClusterMetadataCommand.encodeResponse(host.cluster()));
+      return accepted(getClusterMetadataCommand.encodeResponse(host.cluster(host.me)));
     // GetSnapshot builds a diagnostics archive of the host (logs, config, process list): out of
     // scope for a state machine. FlushUnsavedBuffer always fails (commands.mdx).
     case CommandCode.GetSnapshot:

@@ -64,7 +64,7 @@ export class ClientPlane implements ConnectionHandler {
       counters: partitionCounters(ctx.status),
       sessions: () => sessionsOf(ctx.status),
       stats: () => ctx.facts.stats(),
-      cluster: () => ctx.facts.cluster(),
+      cluster: (me) => ctx.facts.cluster(me?.address),
     };
   }
 

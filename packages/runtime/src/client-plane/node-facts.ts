@@ -11,6 +11,8 @@ import {
 } from '@shoal/protocol';
 import { type ClientSession, type HostStats, type MetadataState, type PartitionCounters, type PartitionCountersSource } from '@shoal/state';
 import type { ShoalConfig } from '../config/index.js';
+import { SocketAddress, isIP } from 'node:net';
+import { type Cidr, cidrContains, parseCidr } from '../config/address.js';
 import type { StatusTable } from '../status/status-table.js';
 import { SERVER_VERSION } from './replies.js';
 
@@ -46,6 +48,7 @@ export class NodeFacts {
   #cpuAt = process.cpuUsage();
   #cpuAtMs = Date.now();
   #cpuPercent = 0;
+  readonly #selectorCache = new Map<number, readonly { readonly cidr: Cidr; readonly address: string }[]>();
 
   constructor(config: ShoalConfig, status: StatusTable) {
     this.#config = config;
@@ -105,7 +108,7 @@ export class NodeFacts {
    * until one appears); this node is healthy, a peer is healthy while its replica link is up and
    * unreachable otherwise.
    */
-  cluster(): ClusterMetadata {
+  cluster(clientAddress?: string): ClusterMetadata {
     const config = this.#config;
     const node = config.node;
     if (!config.cluster.enabled) {
@@ -129,11 +132,12 @@ export class NodeFacts {
       name: config.cluster.name,
       nodes: this.#roster().map((n) => ({
         name: n.name,
-        ip: n.advertisedAddress ?? n.ip,
+        ip: this.#advertised(n, clientIp(clientAddress)),
         tcpPort: n.ports.tcp ?? 0,
-        quicPort: n.ports.quic ?? 0,
+        // Never a port Shoal does not serve, even when the roster names one (docs/compat.md).
+        quicPort: 0,
         httpPort: n.ports.http ?? 0,
-        websocketPort: n.ports.websocket ?? 0,
+        websocketPort: 0,
         role: n.replicaId === leader ? ClusterNodeRole.leader : ClusterNodeRole.follower,
         status: n.replicaId === node.replicaId || this.#status.replicaOwner(n.replicaId) >= 0
           ? ClusterNodeStatus.healthy : ClusterNodeStatus.unreachable,
@@ -168,6 +172,34 @@ export class NodeFacts {
     };
   }
 
+  /**
+   * The address a node is handed out under, as the reference resolves it (configs cluster.rs
+   * `advertised_for`, server cluster_meta.rs `client_host`): the longest-prefix selector of
+   * `advertised_addresses` whose `client_cidr` holds the caller's IP, else `advertised_address`,
+   * else the roster `ip`; hostnames lower-cased, IPv6 in canonical form.
+   */
+  #advertised(node: ShoalConfig['cluster']['nodes'][number], client: string | null): string {
+    let best: { readonly cidr: Cidr; readonly address: string } | null = null;
+    if (client !== null) {
+      for (const selector of this.#selectors(node)) {
+        if (cidrContains(selector.cidr, client) && (best === null || selector.cidr.prefix > best.cidr.prefix)) best = selector;
+      }
+    }
+    return canonicalHost(best?.address ?? node.advertisedAddress ?? node.ip);
+  }
+
+  #selectors(node: ShoalConfig['cluster']['nodes'][number]): readonly { readonly cidr: Cidr; readonly address: string }[] {
+    let parsed = this.#selectorCache.get(node.replicaId);
+    if (parsed === undefined) {
+      parsed = node.advertisedAddresses.flatMap((a) => {
+        const cidr = parseCidr(a.clientCidr);
+        return cidr.ok ? [{ cidr: cidr.cidr, address: a.address }] : [];
+      });
+      this.#selectorCache.set(node.replicaId, parsed);
+    }
+    return parsed;
+  }
+
   #roster(): ShoalConfig['cluster']['nodes'] {
     return [...this.#config.cluster.nodes].sort((a, b) => a.replicaId - b.replicaId);
   }
@@ -183,6 +215,19 @@ export class NodeFacts {
     }
     return this.#cpuPercent;
   }
+}
+
+/** The IP of a connection's `host:port` address (IPv6 without brackets), or null. */
+function clientIp(address: string | undefined): string | null {
+  if (address === undefined) return null;
+  const host = address.slice(0, address.lastIndexOf(':')).replace(/^\[|\]$/g, '');
+  return isIP(host) === 0 ? null : host;
+}
+
+/** Hostnames lower-cased, IPv6 literals canonical (`2001:DB8::1` → `2001:db8::1`). */
+function canonicalHost(host: string): string {
+  if (isIP(host) === 6) return new SocketAddress({ address: host, family: 'ipv6' }).address;
+  return isIP(host) === 4 ? host : host.toLowerCase();
 }
 
 /**

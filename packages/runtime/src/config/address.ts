@@ -81,6 +81,23 @@ export function parseCidr(text: string): CidrParse {
   return { ok: true, cidr: truncate(family === 4 ? 4 : 6, value, prefix) };
 }
 
+/**
+ * Whether `ip` (an IP literal) lies in `cidr`. A v4-mapped IPv6 client (`::ffff:10.0.0.7`, what a
+ * dual-stack listener reports) matches IPv4 networks, as the reference canonicalizes it.
+ */
+export function cidrContains(cidr: Cidr, ip: string): boolean {
+  const family = isIP(ip);
+  if (family === 0) return false;
+  let value = family === 4 ? ipv4ToBigInt(ip) : ipv6ToBigInt(ip);
+  let ipFamily: 4 | 6 = family === 4 ? 4 : 6;
+  if (ipFamily === 6 && value >> 32n === 0xffffn) {
+    value &= 0xffff_ffffn;
+    ipFamily = 4;
+  }
+  if (ipFamily !== cidr.family) return false;
+  return truncate(ipFamily, value, cidr.prefix).network === cidr.network;
+}
+
 /** Two CIDRs overlap when they are of one family and one contains the other. */
 export function cidrsOverlap(a: Cidr, b: Cidr): boolean {
   if (a.family !== b.family) return false;
