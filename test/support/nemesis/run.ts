@@ -89,6 +89,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisReport
     const reports: { fault: string; startedAt: number }[] = [];
     for (const episode of episodes) {
       reports.push({ fault: describeFault(episode.fault), startedAt: Date.now() });
+      log(`partitions' primary: node ${await hands.primary()}`);
       await hands.apply(episode.fault);
       await hands.healAll();
       await sleep(episode.quietMs);
