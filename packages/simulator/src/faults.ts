@@ -512,6 +512,17 @@ export function activity(node: SimNode): 'repair' | 'transfer' | null {
   return repairing ? 'repair' : null;
 }
 
+/**
+ * The replica holds again every op it may have acknowledged before it crashed: its journal is
+ * complete and nothing is faulty. The others' commit points alone are no bound: a replica that
+ * restarts while they are down (or restarted themselves and do not know their commit yet) sees
+ * targets of 0, and was counted as caught up while it still missed ops only it and one other
+ * replica had held (seed 5 of 3: two lossy replicas at once, a committed op on one replica only).
+ */
+function holdsWhatItAcked(role: ReplicaRole): boolean {
+  return !role.journalIncomplete && role.faultyOps === 0;
+}
+
 function caughtUp(node: SimNode, targets: Map<bigint, number>, nodes: readonly SimNode[]): boolean {
   if (!node.up || node.metadata === null) return false;
   for (const [group, target] of targets) {
@@ -519,8 +530,8 @@ function caughtUp(node: SimNode, targets: Map<bigint, number>, nodes: readonly S
     if (driver === undefined) return false;
     if (driver.replica.role.commitMin < target) return false;
   }
-  if (node.metadata.replica.role.journalIncomplete) return false;
-  for (const entry of node.partitions.values()) if (entry.driver.replica.role.journalIncomplete) return false;
+  if (!holdsWhatItAcked(node.metadata.replica.role)) return false;
+  for (const entry of node.partitions.values()) if (!holdsWhatItAcked(entry.driver.replica.role)) return false;
   for (const other of nodes) {
     if (other === node || !other.up) continue;
     for (const group of other.partitions.keys()) if (!node.partitions.has(group)) return false;

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NO_FAULTS } from '@shoal/storage';
-import { Simulation, calmOptions, faultTolerance, type SimulationOptions } from '../src/index.js';
+import { Simulation, SimNode, calmOptions, faultTolerance, type SimulationOptions } from '../src/index.js';
 
 function run(options: SimulationOptions, watch?: (sim: Simulation) => void): { sim: Simulation; result: ReturnType<Simulation['run']> } {
   const sim = new Simulation(options);
@@ -36,6 +36,29 @@ describe('fault mix', () => {
     expect(result.marks['fault.crash_during_repair'] ?? 0).toBeGreaterThan(0);
     expect(result.marks['fault.crash_power']).toBeGreaterThan(0);
     expect(result.marks['fault.crash_process']).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a replica restarted after a power loss stays lossy until it holds again what it lost, even when nobody else was up at its restart', () => {
+    // Its peers' commit points were the only bound of "caught up": with both of them down at its
+    // restart the targets were empty, it counted as caught up at once while its journals still
+    // missed ops it had acked, and a second power loss elsewhere then lost committed ops (seeds
+    // 5, 15, 18, 48 of 3: a view change that can never complete, all replicas idle).
+    let lossyWhileAlone = 0;
+    let aloneTicks = 0;
+    const { result, sim } = run(calmOptions(47, 3, { safetyTicks: 2000, messagesRequiredToSave: 1_000_000 }), (sim) => {
+      const node = (i: number): SimNode => sim.nodes[i] as SimNode;
+      if (sim.tick === 600) sim.faults.crash(node(2), 'power', 100, false);
+      if (sim.tick === 650) for (const i of [0, 1]) sim.faults.crash(node(i), 'process', 200, false);
+      if (sim.tick > 700 && sim.tick < 850) {
+        aloneTicks++;
+        if (sim.faults.lossyCount() === 1) lossyWhileAlone++;
+      }
+    });
+    expect(result.ok, result.failure ?? '').toBe(true);
+    expect(result.marks['core.restore_faulty@partition']).toBeGreaterThan(0); // the power loss lost partition journal bytes
+    expect(aloneTicks).toBe(149);
+    expect(lossyWhileAlone).toBe(aloneTicks);
+    expect(sim.faults.lossyCount()).toBe(0); // and it caught up once the others were back
   }, 60_000);
 
   it('a rolling restart restarts every replica in turn', () => {
