@@ -1,7 +1,8 @@
 /**
  * The soak (issue 12 item 8): a 3-node cluster of real `shoal-server` processes under steady
  * produce and consume for N minutes, one node restarted at a time every `faultEveryMs`
- * (alternately SIGTERM and SIGKILL, round robin), sampled once a minute:
+ * (alternately SIGTERM and SIGKILL, round robin, half a minute off the samples), sampled once a
+ * minute and at the end:
  *
  *   per node: RSS (`shoal_process_resident_memory_bytes`), the worst event-loop delay of its
  *   workers since the last sample (`shoal_event_loop_delay_seconds`, p99 and max), view changes;
@@ -86,9 +87,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const end = began + options.minutes * 60_000;
     const sampleEvery = options.sampleEveryMs ?? 60_000;
     let nextSample = began + sampleEvery;
-    let nextFault = began + options.faultEveryMs;
+    // Faults fall between samples (half a period off), so each sample sees a settled minute.
+    let nextFault = began + options.faultEveryMs + sampleEvery / 2;
     let last = { produced: 0, consumed: 0 };
-    while (Date.now() < end && hands.crashes.length === 0) {
+    while (Date.now() < end - 1_000 && hands.crashes.length === 0) {
       const now = Date.now();
       if (now >= nextSample) {
         const sample = await takeSample(cluster, samples.length + 1, lives, startedAt, traffic, last);
@@ -109,6 +111,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       } else {
         await sleep(Math.min(nextSample, nextFault, end) - now);
       }
+    }
+    // The last minute is sampled too (the loop ends on the minute it would have sampled).
+    if (hands.crashes.length === 0) {
+      const sample = await takeSample(cluster, samples.length + 1, lives, startedAt, traffic, last);
+      samples.push(sample);
+      log(formatSample(sample));
     }
     await traffic.stop();
     const problems = [
