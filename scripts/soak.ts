@@ -35,6 +35,9 @@ async function main(): Promise<number> {
   log(`produced ${report.produced}, consumed ${report.consumed} (${Math.round(report.produced / minutes / 60)} msg/s), ${report.restarts} restarts`);
   for (const problem of report.problems) log(`PROBLEM ${problem}`);
   for (const growth of report.growth) log(`GROWTH ${growth}`);
+  for (const line of report.stalls) console.log(line);
+  const worst = Math.max(0, ...report.samples.map((s) => s.longestGapMs));
+  log(`longest write gap of the run: ${worst} ms`);
   const ok = report.problems.length === 0 && report.growth.length === 0;
   log(`verdict: ${ok ? 'PASS' : 'FAIL'} (no node exit, no loss, no growth beyond the bound)`);
   return ok ? 0 : 1;

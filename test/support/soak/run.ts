@@ -6,7 +6,8 @@
  *
  *   per node: RSS (`shoal_process_resident_memory_bytes`), the worst event-loop delay of its
  *   workers since the last sample (`shoal_event_loop_delay_seconds`, p99 and max), view changes;
- *   the cluster: messages produced and consumed in the minute.
+ *   the cluster: messages produced and consumed in the minute, the longest write gap (a stall
+ *   of `STALL_MS` or more also prints the nodes' key log lines around it).
  *
  * Verdict: every acknowledged message on every node at the end (read separately, as the nemesis
  * does), no node exit the soak did not cause, and no memory growth beyond the bound within any
@@ -17,7 +18,7 @@ import { TestCluster } from '../../integration/support/cluster.js';
 import { readPartition } from '../../integration/support/produce.js';
 import { metricSum } from '../../integration/support/server.js';
 import { Hands } from '../nemesis/faults.js';
-import { sleep } from '../nemesis/workload.js';
+import { longestGap, sleep } from '../nemesis/workload.js';
 import { Traffic, checkSoakCopy } from './traffic.js';
 
 export interface SoakOptions {
@@ -43,6 +44,9 @@ export interface Sample {
   readonly minute: number;
   readonly produced: number;
   readonly consumed: number;
+  /** Longest time without an acknowledged batch in the minute (ms), and when it ended. */
+  readonly longestGapMs: number;
+  readonly gapEndedAt: number;
   readonly nodes: readonly NodeSample[];
 }
 
@@ -53,6 +57,8 @@ export interface SoakReport {
   readonly consumed: number;
   readonly problems: readonly string[];
   readonly growth: readonly string[];
+  /** Key log lines of every node around each stall longer than `STALL_MS`. */
+  readonly stalls: readonly string[];
 }
 
 /** The growth bound within one process lifetime (after its first minute). */
@@ -64,6 +70,8 @@ const TOPIC = 'steady';
 const PARTITIONS = 3;
 const CONVERGE_TIMEOUT_MS = 120_000;
 const MIB = 1024 * 1024;
+/** A write gap this long is a stall: the report shows the nodes' key log lines around it. */
+export const STALL_MS = 5_000;
 
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const log = options.log;
@@ -89,12 +97,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     let nextSample = began + sampleEvery;
     // Faults fall between samples (half a period off), so each sample sees a settled minute.
     let nextFault = began + options.faultEveryMs + sampleEvery / 2;
-    let last = { produced: 0, consumed: 0 };
+    let last = { produced: 0, consumed: 0, at: began };
     while (Date.now() < end - 1_000 && hands.crashes.length === 0) {
       const now = Date.now();
       if (now >= nextSample) {
         const sample = await takeSample(cluster, samples.length + 1, lives, startedAt, traffic, last);
-        last = { produced: traffic.produced, consumed: traffic.consumed };
+        last = { produced: traffic.produced, consumed: traffic.consumed, at: Date.now() };
         samples.push(sample);
         log(formatSample(sample));
         nextSample += sampleEvery;
@@ -125,7 +133,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       ...traffic.consumerProblems,
       ...await verify(cluster, traffic),
     ];
-    return { samples, restarts, produced: traffic.produced, consumed: traffic.consumed, problems, growth: growthProblems(samples) };
+    return {
+      samples, restarts, produced: traffic.produced, consumed: traffic.consumed, problems, growth: growthProblems(samples),
+      stalls: stallLines(cluster, samples),
+    };
   } finally {
     hands.releaseAll();
     await cluster.stop();
@@ -133,8 +144,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 }
 
 async function takeSample(
-  cluster: TestCluster, minute: number, lives: readonly number[], startedAt: readonly number[], traffic: Traffic, last: { produced: number; consumed: number },
+  cluster: TestCluster, minute: number, lives: readonly number[], startedAt: readonly number[], traffic: Traffic,
+  last: { produced: number; consumed: number; at: number },
 ): Promise<Sample> {
+  const gap = longestGap(traffic.ackTimes, last.at, Date.now());
   const nodes = await Promise.all(cluster.nodes.map(async (n): Promise<NodeSample> => {
     const base = { node: n.id, life: lives[n.id] as number, sinceStartMs: Date.now() - (startedAt[n.id] as number) };
     try {
@@ -148,7 +161,7 @@ async function takeSample(
       return { ...base, rssMiB: null, loopP99Ms: null, loopMaxMs: null, viewChanges: null };
     }
   }));
-  return { minute, produced: traffic.produced - last.produced, consumed: traffic.consumed - last.consumed, nodes };
+  return { minute, produced: traffic.produced - last.produced, consumed: traffic.consumed - last.consumed, longestGapMs: gap.ms, gapEndedAt: gap.endsAt, nodes };
 }
 
 /** The largest sample of a metric whose labels contain `labels` (per-thread gauges: the worst thread). */
@@ -204,7 +217,24 @@ export function growthProblems(samples: readonly Sample[]): string[] {
   return problems;
 }
 
+/** Each node's view, peer and warning lines from 2 s before a stall began to its end. */
+function stallLines(cluster: TestCluster, samples: readonly Sample[]): string[] {
+  const out: string[] = [];
+  for (const sample of samples.filter((s) => s.longestGapMs >= STALL_MS)) {
+    const from = sample.gapEndedAt - sample.longestGapMs - 2_000;
+    out.push(`--- stall of ${sample.longestGapMs} ms ending ${new Date(sample.gapEndedAt).toISOString()} (minute ${sample.minute}):`);
+    for (const node of cluster.nodes) {
+      for (const line of node.lines) {
+        if (!/view|primary_unreachable|peer (up|down)|"level":"(warn|error)"|ready|abstain|blind/.test(line)) continue;
+        const at = Date.parse(line.slice(9, 33));
+        if (at >= from && at <= sample.gapEndedAt) out.push(`n${node.id} ${line.slice(0, 400)}`);
+      }
+    }
+  }
+  return out;
+}
+
 export function formatSample(sample: Sample): string {
   const nodes = sample.nodes.map((n) => `n${n.node}${n.life > 0 ? `.${n.life}` : ''} rss ${n.rssMiB?.toFixed(0) ?? '?'} MiB loop p99/max ${n.loopP99Ms?.toFixed(0) ?? '?'}/${n.loopMaxMs?.toFixed(0) ?? '?'} ms vc ${n.viewChanges ?? '?'}`);
-  return `minute ${sample.minute}: produced ${sample.produced} consumed ${sample.consumed} | ${nodes.join(' | ')}`;
+  return `minute ${sample.minute}: produced ${sample.produced} consumed ${sample.consumed} longest write gap ${sample.longestGapMs} ms | ${nodes.join(' | ')}`;
 }

@@ -44,6 +44,8 @@ export class Traffic {
   readonly messageSize: number;
   produced = 0;
   consumed = 0;
+  /** Wall-clock ms of every acknowledged batch (the stall figures). */
+  readonly ackTimes: number[] = [];
   /** Consumer problems seen on the way (an offset skipped, a poll error is not one). */
   readonly consumerProblems: string[] = [];
   readonly #o: TrafficOptions;
@@ -83,6 +85,7 @@ export class Traffic {
             const sent = await client.sendMessages({ streamId: o.stream, topicId: o.topic, partitioning: { partitionId: record.partition }, messages });
             record.base = sent.confirmations[0]?.baseOffset ?? -1n;
             this.produced += o.batchSize;
+            this.ackTimes.push(Date.now());
           } catch {
             await sleep(RESEND_BACKOFF_MS);
           }
