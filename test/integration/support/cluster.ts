@@ -18,6 +18,7 @@ import { ShoalClient, type ClientOptions, type ClusterView } from '@shoal/client
 import { renderClusterConfig, type LocalNode } from '@shoal/server';
 import { TcpProxy } from '../../support/tcp-proxy.js';
 import { DEFAULT_ROOT_FLAG, SERVER_BIN } from './server.js';
+import { scrape, scrapeToken } from './scrape.js';
 
 export interface TestClusterOptions {
   readonly nodes?: number;
@@ -139,6 +140,7 @@ export class TestCluster {
   /** `${a}>${b}` → proxy node a reaches node b's client port through. */
   readonly #clientProxies = new Map<string, TcpProxy>();
   readonly #clients: ShoalClient[] = [];
+  #scrapeToken: Promise<string> | null = null;
 
   private constructor(options: TestClusterOptions, ports: number[]) {
     const n = options.nodes ?? 3;
@@ -298,9 +300,16 @@ export class TestCluster {
     }
   }
 
+  /**
+   * Node `id`'s metrics, scraped with a personal access token of root, made once through the
+   * primary (a node that has not applied it yet refuses it for a moment: scrape() waits).
+   */
   async metrics(id: number): Promise<string> {
-    const response = await fetch(`http://127.0.0.1:${this.http[id]}/metrics`);
-    return response.text();
+    this.#scrapeToken ??= scrapeToken(this.client()).catch((error: unknown) => {
+      this.#scrapeToken = null; // the next scrape tries again
+      throw error;
+    });
+    return scrape(`http://127.0.0.1:${this.http[id]}/metrics`, await this.#scrapeToken);
   }
 
   async stop(): Promise<void> {
