@@ -12,15 +12,20 @@
  *  GET /metrics ─▶ bearerToken(header) ─▶ BearerChecks.check ── bearer_request ──▶ shard
  *                                                     ◀──────── bearer (verdict) ──┘
  * ```
+ *
+ * `http.metrics.token` (Shoal's, empty by default) is a static bearer checked here, for a node
+ * that cannot have a personal access token (a lone node of a cluster that never formed).
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { METRICS_TOKEN_MAX } from '../config/index.js';
 import type { BearerVerdict } from './control.js';
 
 const BEARER_SCHEME = 'bearer';
 /**
- * Longest credential worth hashing. A personal access token is 50 base64 characters or so; a
- * header far beyond that is not one, and is refused without work.
+ * Longest credential worth hashing: a personal access token is 50 base64 characters or so, and
+ * `http.metrics.token` at most this; a longer header is neither, and is refused without work.
  */
-export const BEARER_TOKEN_MAX = 512;
+export const BEARER_TOKEN_MAX = METRICS_TOKEN_MAX;
 /** A shard that does not answer in this long (stopping, wedged) counts as unavailable. */
 const BEARER_TIMEOUT_MS = 2_000;
 
@@ -31,6 +36,13 @@ export function bearerToken(header: string | undefined): string | null {
   if (space < 0 || header.slice(0, space).toLowerCase() !== BEARER_SCHEME) return null;
   const token = header.slice(space + 1).trim();
   return token === '' || token.length > BEARER_TOKEN_MAX ? null : token;
+}
+
+/** Does `token` equal the configured static token? (Constant time: both are hashed first.) */
+export function isStaticToken(token: string, configured: string): boolean {
+  if (configured === '') return false;
+  const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(token), digest(configured));
 }
 
 /** Correlates bearer checks with the shard's answers; a check never waits longer than the timeout. */

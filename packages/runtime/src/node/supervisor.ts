@@ -42,7 +42,7 @@ import { ReplicaPlane, ReplicaPlaneError } from '../replica-plane/index.js';
 import { handshakeFigures } from './replica-links.js';
 import { currentThreadId } from './thread-id.js';
 import { NodeHttpServer } from './http-server.js';
-import { BearerChecks } from './http-auth.js';
+import { BearerChecks, isStaticToken } from './http-auth.js';
 import { type NodeSummary, clusterSummary, nodeSummary } from './node-api.js';
 import { type Readiness, readiness } from './readiness.js';
 import { METADATA_THREAD, type WorkerData, shardThread } from './worker-data.js';
@@ -481,7 +481,7 @@ export class Supervisor {
     const server = new NodeHttpServer({
       metrics: (gc) => this.#metricsText(gc),
       readiness: () => this.#readiness(),
-      verifyBearer: (token) => this.#bearers.check(token),
+      verifyBearer: (token) => (isStaticToken(token, config.http.metrics.token) ? Promise.resolve('ok') : this.#bearers.check(token)),
       node: async () => this.#nodeSummary(await this.#collectStats(false)),
       cluster: async () => clusterSummary(config, this.#nodeSummary(await this.#collectStats(false)), (r) => this.#linkUp(r)),
     }, config.http.metrics.enabled ? config.http.metrics.endpoint : null, this.#log.child('http'));
