@@ -26,7 +26,16 @@ export interface Workload {
   readonly messages: number | null;
   readonly durationS: number | null;
   readonly warmupS: number;
+  /**
+   * Where Shoal's producers connect: each partition's primary (from the GetClusterMetadata
+   * extension), or a node that does not lead it, so every write is forwarded to the primary
+   * (docs/cluster.md "Forwarded partition requests"). NATS clients always connect as usual.
+   */
+  readonly entry: Entry;
 }
+
+export const ENTRIES = ['primary', 'backup'] as const;
+export type Entry = (typeof ENTRIES)[number];
 
 /** Workload keys a sweep may vary, by flag name. */
 export const SWEEP_KEYS = {
@@ -79,6 +88,7 @@ export const DEFAULT_WORKLOAD: Workload = Object.freeze({
   messages: null,
   durationS: 5,
   warmupS: 1,
+  entry: 'primary',
 });
 
 export class UsageError extends Error {
@@ -107,6 +117,8 @@ Workload
   --messages N            measured messages (after the warmup), or
   --duration S            measured seconds                                       [5]
   --warmup S              warmup seconds (sent and checked, not measured)        [1]
+  --entry primary|backup  Shoal producers connect to each partition's primary, or
+                          to a node that forwards to it                          [primary]
   --sweep key=v1,v2,…     one run per value (repeatable): ${Object.keys(SWEEP_KEYS).join(', ')}
 Modes
   --failover              SIGKILL the primary of a 3-node Shoal cluster during a steady
@@ -207,6 +219,7 @@ export function parseFlags(argv: readonly string[]): BenchOptions {
         messages: { type: 'string' },
         duration: { type: 'string' },
         warmup: { type: 'string' },
+        entry: { type: 'string' },
         json: { type: 'string' },
         html: { type: 'string' },
         sweep: { type: 'string', multiple: true },
@@ -228,6 +241,11 @@ export function parseFlags(argv: readonly string[]): BenchOptions {
     if (text === undefined) continue;
     base = withValue(base, flag, parseWorkloadValue(flag, text));
     explicit.add(SWEEP_KEYS[flag]);
+  }
+  if (values.entry !== undefined) {
+    if (!(ENTRIES as readonly string[]).includes(values.entry)) throw new UsageError(`--entry: primary or backup, got '${values.entry}'`);
+    base = { ...base, entry: values.entry as Entry };
+    explicit.add('entry');
   }
   const sweeps = (values.sweep ?? []).map(parseSweep);
   const keys = sweeps.map((s) => s.key);

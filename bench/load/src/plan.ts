@@ -46,12 +46,14 @@ export interface Plan {
  */
 export const SCALING_RATE = 40_000;
 
-const SHAPE_KEYS = ['replicas', 'shards', 'partitions', 'producers', 'consumers', 'messageSize', 'batch', 'inFlight', 'rate'] as const;
+const SHAPE_KEYS = ['replicas', 'shards', 'partitions', 'producers', 'consumers', 'messageSize', 'batch', 'inFlight', 'rate', 'entry'] as const;
 
 /** Scenario ids of the standard suite (the issue's targets refer to them). */
 export const SUITE = {
   batch1000: 'r3-batch-1000',
   window256: 'r3-window-256',
+  viaBackup: 'r3-via-backup',
+  spread3: 'r3-spread-3',
   oneAtATime: 'r3-one-at-a-time',
   shards1: 'single-node-shards-1',
   shards2: 'single-node-shards-2',
@@ -100,6 +102,14 @@ export function buildPlan(options: BenchOptions): Plan {
     scenarios: [
       { id: SUITE.batch1000, title: '3 replicas, batches of 1,000, 8 in flight', workload: { ...r3, batch: 1000, inFlight: 8 }, systems: withNats(['shoal']), sweep: null, needsLauncher: false },
       { id: SUITE.window256, title: '3 replicas, batch 1, 256 in flight', workload: { ...r3, batch: 1, inFlight: 256 }, systems: withNats(['shoal']), sweep: null, needsLauncher: false },
+      {
+        id: SUITE.viaBackup, title: '3 replicas, batches of 1,000, 8 in flight, producer connected to a backup (forwarded)',
+        workload: { ...r3, batch: 1000, inFlight: 8, entry: 'backup' }, systems: ['shoal'], sweep: null, needsLauncher: false,
+      },
+      {
+        id: SUITE.spread3, title: '3 replicas, 3 partitions each led by a different node, 3 producers, batches of 1,000, 8 in flight',
+        workload: { ...r3, partitions: 3, producers: 3, consumers: 3, batch: 1000, inFlight: 8 }, systems: withNats(['shoal']), sweep: null, needsLauncher: false,
+      },
       { id: SUITE.oneAtATime, title: '3 replicas, one message at a time', workload: { ...r3, batch: 1, inFlight: 1 }, systems: withNats(['shoal']), sweep: null, needsLauncher: false },
       { id: SUITE.shards1, title: 'single node, 1 shard, 8 partitions, batches of 1,000', workload: { ...single, shards: 1 }, systems: ['shoal'], sweep: { key: 'shards', value: 1 }, needsLauncher: true },
       { id: SUITE.shards2, title: 'single node, 2 shards, 8 partitions, batches of 1,000', workload: { ...single, shards: 2 }, systems: ['shoal'], sweep: { key: 'shards', value: 2 }, needsLauncher: true },
@@ -116,5 +126,6 @@ export function buildPlan(options: BenchOptions): Plan {
 export function describeWorkload(w: Workload): string {
   const length = w.messages !== null ? `${w.messages.toLocaleString('en-US')} messages` : `${w.durationS ?? 0} s`;
   return `${w.replicas} replica${w.replicas === 1 ? '' : 's'}, ${w.shards} shard${w.shards === 1 ? '' : 's'}, ${w.partitions} partition${w.partitions === 1 ? '' : 's'}, ` +
-    `${w.producers}P/${w.consumers}C, ${w.messageSize} B, batch ${w.batch}, ${w.inFlight} in flight${w.rate > 0 ? `, offered ${w.rate.toLocaleString('en-US')} msg/s` : ''}, ${length} (+${w.warmupS} s warmup)`;
+    `${w.producers}P/${w.consumers}C, ${w.messageSize} B, batch ${w.batch}, ${w.inFlight} in flight${w.rate > 0 ? `, offered ${w.rate.toLocaleString('en-US')} msg/s` : ''}` +
+    `${w.entry === 'backup' ? ', via a backup' : ''}, ${length} (+${w.warmupS} s warmup)`;
 }

@@ -12,7 +12,9 @@ describe('flags', () => {
     expect(plan.scenarios.map((s) => s.id)).toEqual(Object.values(SUITE));
     expect(plan.scenarios.every((s) => !s.systems.includes('nats'))).toBe(true);
     const compare = buildPlan(parseFlags(['--compare', 'nats']));
-    expect(compare.scenarios.filter((s) => s.systems.includes('nats')).map((s) => s.id)).toEqual([SUITE.batch1000, SUITE.window256, SUITE.oneAtATime]);
+    expect(compare.scenarios.filter((s) => s.systems.includes('nats')).map((s) => s.id)).toEqual([SUITE.batch1000, SUITE.window256, SUITE.spread3, SUITE.oneAtATime]);
+    expect(compare.scenarios.find((s) => s.id === SUITE.viaBackup)?.workload).toMatchObject({ replicas: 3, batch: 1000, inFlight: 8, entry: 'backup' });
+    expect(compare.scenarios.find((s) => s.id === SUITE.spread3)?.workload).toMatchObject({ replicas: 3, partitions: 3, producers: 3, entry: 'primary' });
     const window = compare.scenarios.find((s) => s.id === SUITE.window256);
     expect(window?.workload).toMatchObject({ replicas: 3, batch: 1, inFlight: 256, messageSize: 1024 });
     expect(compare.sweeps).toEqual([{ key: 'shards', values: [1, 2], scenarioIds: [SUITE.shards1, SUITE.shards2] }]);
@@ -26,7 +28,7 @@ describe('flags', () => {
     ]);
     expect(options.base).toEqual({
       replicas: 5, shards: 4, partitions: 8, producers: 2, consumers: 3, messageSize: 512, batch: 100, inFlight: 16, rate: 0,
-      messages: 50_000, durationS: null, warmupS: 0.5,
+      messages: 50_000, durationS: null, warmupS: 0.5, entry: 'primary',
     });
     expect(options).toMatchObject({ compare: 'nats', jsonPath: 'out.json', htmlPath: 'out.html', failover: false });
     expect(options.target).toEqual(['127.0.0.1:8090', 'localhost:8091', '[::1]:8092']);
@@ -34,6 +36,13 @@ describe('flags', () => {
     expect(plan.kind).toBe('custom');
     expect(plan.scenarios).toHaveLength(1);
     expect(plan.scenarios[0]?.systems).toEqual(['shoal', 'nats']);
+  });
+
+  it('--entry backup: a custom workload whose producers connect to a node that forwards', () => {
+    const options = parseFlags(['--entry', 'backup']);
+    expect(options.base.entry).toBe('backup');
+    expect(buildPlan(options).kind).toBe('custom');
+    expect(() => parseFlags(['--entry', 'leader'])).toThrow(UsageError);
   });
 
   it('run-length flags alone keep the suite', () => {

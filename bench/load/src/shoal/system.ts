@@ -1,4 +1,4 @@
-import { FrameCursor, BATCH_HEADER_SIZE, pollMessagesCommand, readBatchHeader, sendMessagesCommand } from '@shoal/protocol';
+import { FrameCursor, BATCH_HEADER_SIZE, GROUP_PRIMARY_UNKNOWN, pollMessagesCommand, readBatchHeader, sendMessagesCommand } from '@shoal/protocol';
 import { type Message, ShoalClient } from '@shoal/client';
 import type { Workload } from '../flags.js';
 import type {
@@ -14,9 +14,10 @@ import type { NodeThreads } from '../cpu.js';
  * Shoal as a bench target, through the SDK (packages/client) against given client addresses
  * (a cluster the bench started, or `--target`).
  *
- * - Setup (SDK): a stream `bench-<run>` with one topic of `partitions` partitions; the metadata
- *   primary from GetClusterMetadata is where the lean producers start (a partition's primary is
- *   learned by elimination on 58 TransientNotAccepted, as the SDK router does).
+ * - Setup (SDK): a stream `bench-<run>` with one topic of `partitions` partitions; each
+ *   partition's primary from GetClusterMetadata's extension is where the lean producers send it
+ *   (`--entry backup`: the next node, which forwards); a move is learned by elimination on 58
+ *   TransientNotAccepted, as the SDK router does.
  * - Lean path (headline): `LeanConnection` + `buildSendMessagesFrame`: one SendMessages per
  *   request with the batch written in place; acknowledged = the reply, sent after the quorum
  *   commit; the reply's base offset places every message for the exactly-once check.
@@ -105,6 +106,43 @@ interface RunIds {
   readonly streamId: number;
   readonly topicId: number;
   readonly primary: string;
+  /** Where the producers send each partition first (its primary, or a backup: `Workload.entry`). */
+  readonly entries: ReadonlyMap<number, string>;
+}
+
+const ROUTES_WAIT_MS = 15_000;
+
+function hostPort(address: { host: string; port: number }): string {
+  return `${address.host === 'localhost' ? '127.0.0.1' : address.host}:${address.port}`;
+}
+
+/**
+ * Each partition's entry node: its primary as the cluster reports it (waiting until every node
+ * of the topic names one), or with `entry = 'backup'` the next node of the roster after it, which
+ * forwards every write. Empty without the extension (single node): the home node serves all.
+ */
+async function partitionEntries(system: ShoalSystem, streamId: number, topicId: number, workload: Workload): Promise<Map<number, string>> {
+  const deadline = Date.now() + ROUTES_WAIT_MS;
+  for (;;) {
+    const view = await system.client.getClusterMetadata({ timeoutMs: 5000 }).catch(() => null);
+    const topic = view?.groups?.topics.find((t) => t.streamId === streamId && t.topicId === topicId);
+    if (view !== null && view !== undefined && view.groups === null) return new Map();
+    const ready = topic !== undefined && topic.partitions.length === workload.partitions && topic.partitions.every((p) => p.primary !== GROUP_PRIMARY_UNKNOWN);
+    if (view !== null && view !== undefined && topic !== undefined && ready) {
+      const ids = view.groups?.nodeReplicaIds ?? [];
+      const entries = new Map<number, string>();
+      for (const p of topic.partitions) {
+        const at = ids.indexOf(p.primary);
+        const node = view.nodes[workload.entry === 'backup' ? (at + 1) % view.nodes.length : at];
+        if (node !== undefined) entries.set(p.partitionId, hostPort(node.address));
+      }
+      const layout = topic.partitions.map((p) => `p${p.partitionId}→replica ${p.primary}`).join(', ');
+      process.stderr.write(`shoal: partition primaries ${layout}; producers connect to ${workload.entry === 'backup' ? 'the next node (forwarded)' : 'the primary'}\n`);
+      return entries;
+    }
+    if (Date.now() > deadline) throw new Error(`the topic's partitions have no known primary after ${ROUTES_WAIT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 class ShoalTarget implements BenchTarget {
@@ -130,7 +168,8 @@ class ShoalTarget implements BenchTarget {
     const client = this.#system.client;
     const stream = await client.stream.create({ name: `bench-${run.id}` });
     const topic = await client.topic.create({ streamId: stream.id, name: 'load', partitionsCount: run.workload.partitions });
-    this.#ids = { streamId: stream.id, topicId: topic.id, primary: await this.#system.primaryAddress() };
+    const entries = await partitionEntries(this.#system, stream.id, topic.id, run.workload);
+    this.#ids = { streamId: stream.id, topicId: topic.id, primary: await this.#system.primaryAddress(), entries };
   }
 
   #context(): { run: RunSpec; ids: RunIds } {
@@ -167,7 +206,7 @@ const RESEND_BUDGET_MS = 60_000;
 
 /**
  * Lean producer: one connection per node it has used; each partition goes to the node that last
- * accepted it (the metadata primary first). 58 → next node, same request (never entered a
+ * accepted it (its entry node first: the primary, or a backup that forwards). 58 → next node, same request (never entered a
  * pipeline, so no duplicate). A lost connection: without a retry observer the run fails; with one
  * (failover mode) the request is reported as re-sent and sent again on the next node.
  */
@@ -213,7 +252,7 @@ class LeanProducer implements ProducerChannel {
 
   async send(request: OutgoingRequest): Promise<AckInfo> {
     const started = Date.now();
-    let node = this.#partitionNode.get(request.partition) ?? this.#home;
+    let node = this.#partitionNode.get(request.partition) ?? this.#ids.entries.get(request.partition) ?? this.#home;
     for (let attempt = 0; ; attempt++) {
       try {
         const connection = await this.connect(node);

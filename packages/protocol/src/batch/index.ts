@@ -34,3 +34,4 @@ export {
 } from './batch-slice.js';
 export { FrameCursor, forEachFrame, type ForEachFrameVerdict } from './frame-cursor.js';
 export { batchChecksumInput, type ChecksumInputVerdict } from './batch-checksum-input.js';
+export { concatBatches, type ConcatBatches, type ConcatVerdict } from './batch-concat.js';
