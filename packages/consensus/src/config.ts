@@ -33,6 +33,12 @@ export interface ConsensusConfig {
   readonly replicaCount: number;
   /** In-flight prepares (1..127); the request queue holds twice as many. */
   readonly prepareQueueDepth: number;
+  /**
+   * Group commit (group-commit.ts): at most this many queued requests joined into one prepare
+   * (1 = off, the metadata plane), with at most `groupBytesMax` request body bytes in all.
+   */
+  readonly groupRequestsMax: number;
+  readonly groupBytesMax: number;
   /** Metadata journal slots (WAL index capacity). */
   readonly journalSlots: number;
   /** Checkpoint when fewer than this many slots remain (default max(64, depth)). */
@@ -83,6 +89,8 @@ export function makeConfig(input: ConfigInput): ConsensusConfig {
   const messageSizeMax = input.messageSizeMax ?? 64 * 1024 * 1024;
   const config: ConsensusConfig = {
     prepareQueueDepth: depth,
+    groupRequestsMax: 1,
+    groupBytesMax: messageSizeMax - HEADER_SIZE,
     journalSlots: 1024,
     checkpointMargin: Math.max(64, depth),
     clientsTableMax: 8192,
@@ -114,6 +122,9 @@ export function checkConfig(c: ConsensusConfig): void {
   assert(Number.isInteger(c.replica) && c.replica >= 0 && c.replica < c.replicaCount, 'config replica out of range');
   positiveInt(c.prepareQueueDepth, 'prepareQueueDepth');
   assert(c.prepareQueueDepth <= PREPARE_QUEUE_DEPTH_MAX, 'prepareQueueDepth must be <= 127');
+  positiveInt(c.groupRequestsMax, 'groupRequestsMax');
+  positiveInt(c.groupBytesMax, 'groupBytesMax');
+  assert(c.groupBytesMax <= c.messageSizeMax - HEADER_SIZE, 'groupBytesMax must leave room for the prepare header within messageSizeMax');
   positiveInt(c.journalSlots, 'journalSlots');
   positiveInt(c.checkpointMargin, 'checkpointMargin');
   assert(c.checkpointMargin >= c.prepareQueueDepth, 'checkpointMargin must cover the pipeline');

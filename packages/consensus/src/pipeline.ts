@@ -42,6 +42,18 @@ export type Awaiter =
       readonly commitMaxBefore: Op;
     };
 
+/** One client request of a prepare that joins several (group commit): whom to answer, and how. */
+export interface GroupMember {
+  readonly client: bigint;
+  readonly request: bigint;
+  readonly requestChecksum: bigint;
+  readonly timestamp: bigint;
+  readonly operation: number;
+  readonly token: ClientToken;
+  /** The state machine's key to this request's part of the op's reply (`memberReply`). */
+  readonly share: number;
+}
+
 export interface PipelineEntry {
   readonly op: Op;
   readonly checksum: bigint;
@@ -53,6 +65,11 @@ export interface PipelineEntry {
   readonly token: ClientToken | null;
   /** Cleared once answered (a view change cancels it before the entry itself goes). */
   awaiter: Awaiter | null;
+  /**
+   * Group commit: the requests this prepare joins, in queue order, each answered on commit with
+   * its own reply (the header's client/request are the first one's). Null: one request.
+   */
+  readonly members: readonly GroupMember[] | null;
   acks: number;
   quorum: boolean;
 }

@@ -42,6 +42,8 @@ export function partitionConsensusConfig(config: ShoalConfig): ConfigInput {
   return {
     ...common(config),
     prepareQueueDepth: config.partition.prepareQueueDepth,
+    groupRequestsMax: config.partition.groupCommitRequestsMax,
+    groupBytesMax: config.partition.groupCommitBytesMax,
     evictedRingCapacity: config.partition.evictedRingCapacity,
     evictedRingBytesMax: config.partition.evictedRingBytesMax,
     superblockWedgedAttemptsMax: 0,
