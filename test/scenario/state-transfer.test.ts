@@ -2,9 +2,11 @@
  * State transfer scenarios (§6.3–§6.8): a replica too far behind for journal repair.
  */
 import { describe, expect, it } from 'vitest';
+import { Command } from '@shoal/protocol';
 import { fakeBatch } from '../../packages/consensus/test/support/state-machines.js';
 import { Cluster } from './support/cluster.js';
 import { login, puts } from './support/script.js';
+
 
 // Small journals so checkpoints (and so compaction) happen within a few dozen ops.
 const SMALL = { prepareQueueDepth: 4, checkpointMargin: 4, journalSlots: 16 };
@@ -54,5 +56,27 @@ describe('state transfer', () => {
     expect(cluster.trace.some((l) => / n2 state_transfer: installed/.test(l))).toBe(true);
     const log = (cluster.nodes[2]?.sm as { log: { base: number }[] }).log;
     expect(log.map((b) => b.base)).toEqual([...Array(20).keys()]);
+  });
+});
+
+describe('state transfer from a primary with an undecided boot tail', () => {
+  it('partition: the primary serves a backup behind its retained window before its recovery barrier is reached (the tail needs that backup\'s ack)', () => {
+    const cluster = new Cluster({ replicas: 3, plane: 'partition', config: { evictedRingCapacity: 4 } });
+    cluster.isolate(2);
+    for (let i = 1; i <= 20; i++) {
+      const { token } = cluster.request(0, { client: 1n, request: BigInt(i), body: fakeBatch(`m${i}`) });
+      cluster.runUntil(() => cluster.answersFor(token).length > 0, 500);
+    }
+    // Op 21 is journaled on 0 and 1, but 1's ack never reaches 0: nobody knows it committed.
+    cluster.filters.push((m) => m.command === Command.PrepareOk);
+    cluster.request(0, { client: 1n, request: 21n, body: fakeBatch('m21') });
+    cluster.runUntil(() => cluster.nodes[1]?.r.status.op === 21, 200);
+    cluster.crash(0);
+    cluster.crash(1); // down for good: 0 and 2 must finish alone
+    cluster.heal();
+    cluster.restart(0); // boots with the uncommitted tail 21: its recovery barrier
+    cluster.runUntil(() => cluster.converged(21), 6000);
+    expect(cluster.trace.some((l) => / n2 state_transfer: installed/.test(l))).toBe(true);
+    expect(cluster.nodes[0]?.r.status.primary).toBe(true);
   });
 });

@@ -179,6 +179,17 @@ export class Core {
     );
   }
 
+  /**
+   * May serve a state transfer (§6.4 step 2: a caught-up primary), except that the recovery
+   * barrier does not apply: it holds back new client requests until a boot's uncommitted tail
+   * is decided, while the offer is the committed state at commit_min. Requiring it deadlocked a
+   * primary whose tail needed the ack of the very backup asking for the transfer (seed 60 of 3:
+   * that backup could not hold the tail before it had the state below it).
+   */
+  servesStateTransfer(): boolean {
+    return this.isActingPrimary() && !this.transferring() && this.commitMin === this.commitMax && this.commitMin > 0;
+  }
+
   others(): ReplicaIndex[] {
     const out: ReplicaIndex[] = [];
     for (let r = 0; r < this.n; r++) if (r !== this.self) out.push(r as ReplicaIndex);

@@ -68,6 +68,14 @@ export class ReplicaRole {
   get votesBlind(): boolean {
     return this.#c.votesBlind;
   }
+  /**
+   * Ops this replica may have acknowledged and no longer holds (`faulty`: a power loss beyond
+   * the last fdatasync, a truncation of agreeing entries). 0 once repaired or superseded by a
+   * newly installed log view.
+   */
+  get faultyOps(): number {
+    return this.#c.journal.faulty.size;
+  }
   /** The view the superblock durably holds, or null when none was written or restored. */
   get durableView(): number | null {
     return this.#c.sb.durable?.view ?? null;

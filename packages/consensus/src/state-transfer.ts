@@ -309,7 +309,7 @@ export function onRequestStateTransfer(c: Core, frame: Uint8Array): string | nul
     return null;
   }
   dropOffer(c, requester);
-  if (!c.isCaughtUpPrimary() || c.commitMin === 0) {
+  if (!c.servesStateTransfer()) {
     refuse(c, requester, nonce, false);
     return null;
   }

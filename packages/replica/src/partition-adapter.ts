@@ -3,7 +3,8 @@
  *
  * - `prepare` (primary): SendMessages batches are stamped (base_offset = dirty offset,
  *   base_timestamp = prepare timestamp, batch_checksum recomputed); offset ops pass through.
- * - `verify` (backup, live prepares): the stamp must be the expected one.
+ * - `verify` (backup, live prepares): the stamp must be the expected one; an offset write's body
+ *   must carry its seal (nothing else covers it on the wire).
  * - `journaled` / `truncated`: keep the dirty offset exact across view changes and repair.
  * - `apply`: the state advances; the storage work an applied op implies (its batch bytes, its
  *   consumer-offset file) is QUEUED here and performed by the driver before any effect of the
@@ -17,7 +18,7 @@
  */
 import type { CombineVerdict, JournalSource, Op, PrepareInput, PrepareRecord, PrepareVerdict, StateMachine } from '@shoal/consensus';
 import { Operation, concatBatches, encodeResultRejection, encodeResultSuccess, isResultFramed, sendMessagesCommand } from '@shoal/protocol';
-import { type ConsumerRef, type PartitionState, decodeDeleteOffsetBody, decodeStoreOffsetBody } from '@shoal/state';
+import { type ConsumerRef, type PartitionState, decodeDeleteOffsetBody, decodeStoreOffsetBody, offsetWriteBodyProblem } from '@shoal/state';
 import type { AppliedOp } from './ports.js';
 
 /** Storage work implied by applied ops, in op order. */
@@ -90,7 +91,7 @@ export class PartitionAdapter implements StateMachine {
   }
 
   verify(prepare: PrepareRecord): string | null {
-    if (prepare.operation !== Operation.SendMessages) return null;
+    if (prepare.operation !== Operation.SendMessages) return offsetWriteBodyProblem(prepare.operation, prepare.body);
     return this.state.verify(prepare.body, prepare.timestamp);
   }
 

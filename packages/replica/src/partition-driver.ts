@@ -27,7 +27,7 @@ import {
 } from '@shoal/consensus';
 import { ErrorCode, type ManifestEntry, OFFSET_SIZE, Operation, PREPARE_LAYOUT, validateBatch } from '@shoal/protocol';
 import {
-  type ConsumerRef, decodeDeleteOffsetBody, decodeStoreOffsetBody, type MessageLog, type MessageRead, type Outcome, type PartitionCounters, type PartitionIdentity, PartitionState,
+  type ConsumerRef, decodeDeleteOffsetBody, decodeStoreOffsetBody, type MessageLog, offsetWriteBodyProblem, type MessageRead, type Outcome, type PartitionCounters, type PartitionIdentity, PartitionState,
   type PollReply, type PollRequest, pollPartition,
 } from '@shoal/state';
 import { assert } from '@shoal/stdx';
@@ -366,19 +366,15 @@ export class PartitionDriver extends GroupDriver {
 
   /**
    * Partition prepare bodies carry no body seal on the wire (§2.4, §13.2: the identity covers the
-   * header only), and the core journals REPAIRED prepares without the live path's batch check. A
-   * bit flipped in transit would then be committed as the canonical batch. So a RepairPrepare of
-   * SendMessages is admitted only when its batch verifies (every frame checksum and the batch
-   * checksum); live prepares get the same check from the adapter's `verify`.
+   * header only), and the core journals REPAIRED prepares without the live path's `verify`. A bit
+   * flipped in transit would then be committed as the canonical body. So a RepairPrepare is
+   * admitted only when its body verifies: a SendMessages batch (every frame checksum and the batch
+   * checksum), an offset write's own seal; live prepares get the same checks from the adapter.
    */
   protected override admitFrame(frame: Uint8Array): string | null {
-    if (frame.length > 256 && frame[60] === COMMAND_REPAIR_PREPARE && frame[PREPARE_LAYOUT.operation.offset] === Operation.SendMessages) {
-      const size = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getUint32(OFFSET_SIZE, true);
-      if (size <= frame.length && size > 256) {
-        const verdict = validateBatch(frame.subarray(256, size));
-        if (!verdict.ok) return `repair_batch_${verdict.reason}`;
-        if (verdict.value.messageCount === 0) return 'repair_batch_empty';
-      }
+    if (frame.length > 256 && frame[60] === COMMAND_REPAIR_PREPARE) {
+      const problem = repairBodyProblem(frame);
+      if (problem !== null) return problem;
     }
     this.#staging.observe(frame);
     return null;
@@ -633,6 +629,21 @@ export class PartitionDriver extends GroupDriver {
     this.hooks.installed?.({ group: this.group, snapshotOp: commitOp, commitOp, snapshotPayload: null });
     return { kind: 'install_done', nonce, ok: true, snapshotOp: commitOp, checkpointChecksum: 0n, clientTable: null, tableFrontier: 0 };
   }
+}
+
+/** Why a RepairPrepare's body cannot be what its primary journaled (null: it can). */
+function repairBodyProblem(frame: Uint8Array): string | null {
+  const size = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getUint32(OFFSET_SIZE, true);
+  if (size > frame.length || size <= 256) return null; // the core's header validation judges it
+  const operation = frame[PREPARE_LAYOUT.operation.offset];
+  const body = frame.subarray(256, size);
+  if (operation !== Operation.SendMessages) {
+    const problem = offsetWriteBodyProblem(operation as number, body);
+    return problem === null ? null : `repair_body_${problem}`;
+  }
+  const verdict = validateBatch(body);
+  if (!verdict.ok) return `repair_batch_${verdict.reason}`;
+  return verdict.value.messageCount === 0 ? 'repair_batch_empty' : null;
 }
 
 function offerKey(requester: number, nonce: bigint): string {

@@ -268,6 +268,41 @@ describe('partition driver', () => {
     if (reason !== null) dropped.push(reason);
     expect(dropped[0]).toMatch(/^repair_batch_/);
   });
+
+  // The simulator's network flipped a bit in a StoreConsumerOffset prepare's body: nothing
+  // covered it (partition prepares leave checksum_body zero, the identity covers the header),
+  // so the backup journaled and committed another offset than the primary's.
+  it('drops a Prepare and a RepairPrepare whose consumer-offset body had a bit flipped (the body seal)', () => {
+    const h = partitionHarness(3);
+    h.tick(5);
+    h.driver(0).onRequest(sendMessages(7n, 1n, batch(1), 801));
+    h.settle();
+    h.tick(10);
+    const body = encodeStoreOffsetBody({ consumer: { kind: 'consumer', key: 9 }, offset: 1n });
+    h.driver(0).onRequest({ client: 7n, request: 2n, session: 0n, requestChecksum: 0n, operation: Operation.StoreConsumerOffset, body, userId: 0, timestamp: 5n, token: 802 });
+    const refused: (string | null)[] = [];
+    h.settle(50, (m) => {
+      if (m.to !== 1 || m.frame[60] !== COMMAND_PREPARE) return false;
+      const flipped = m.frame.slice();
+      flipped[256 + 1] = (flipped[256 + 1] as number) ^ 0x01; // consumer key 9 -> 8
+      refused.push(h.driver(1).onMessage(flipped));
+      return true;
+    });
+    expect(refused.length).toBeGreaterThan(0);
+    for (const reason of refused) expect(reason).toMatch(/offset_body_seal_mismatch/);
+    expect(h.driver(1).replica.journalFrame(2)).toBeNull();
+    h.tick(200);
+    for (const d of h.drivers) {
+      expect((d as PartitionDriver).state.offsets.get({ kind: 'consumer', key: 9 })).toBe(1n);
+      expect((d as PartitionDriver).state.offsets.get({ kind: 'consumer', key: 8 })).toBeUndefined();
+    }
+    const journaled = h.driver(0).replica.journalFrame(2);
+    if (journaled === null) throw new Error('op 2 not journaled');
+    const repair = journaled.slice();
+    repair[60] = 19;
+    repair[256 + 6] = (repair[256 + 6] as number) ^ 0x40; // the offset's low byte
+    expect(h.driver(2).onMessage(repair)).toBe('repair_body_offset_body_seal_mismatch');
+  });
 });
 
 describe('helpers', () => {

@@ -67,6 +67,14 @@ interface Life {
   lossy: boolean;
   /** Restarted and not caught up: per group, the commit it must reach. */
   recovering: Map<bigint, number> | null;
+  /**
+   * How far its metadata had applied when a lossy crash hit it (-1: none since it caught up).
+   * Until its metadata is back there, it may not have reopened every group the crash may have
+   * damaged (reopened groups must hold what they acked: caughtUp). Its peers alone are no
+   * witness: down or restarting themselves, they report nothing (seed 45 of 3: a replica counted
+   * as caught up before it had even reopened the group whose journal the power loss had cut).
+   */
+  lossyAtCommit: number;
   /** Paused until this tick; -1 when running. */
   pausedUntil: number;
 }
@@ -99,7 +107,7 @@ export class Faults {
   constructor(host: FaultHost, prng: Prng) {
     this.#host = host;
     this.#p = prng;
-    this.#lives = host.nodes.map(() => ({ downUntil: -1, lossy: false, recovering: null, pausedUntil: -1 }));
+    this.#lives = host.nodes.map(() => ({ downUntil: -1, lossy: false, recovering: null, lossyAtCommit: -1, pausedUntil: -1 }));
   }
 
   get lossBudget(): number {
@@ -337,6 +345,8 @@ export class Faults {
       if (busy === 'transfer') marks.hit('fault.crash_during_transfer');
     }
     const lossy = this.#lossy(node, kind);
+    // (the groups open at its crash reopen as its metadata applies again what it had applied)
+    if (lossy) life.lossyAtCommit = Math.max(life.lossyAtCommit, node.metadata?.replica.role.commitMin ?? 0);
     this.#resume(node.index);
     host.crashing(node, kind);
     host.trace.mix(7, node.index, kind === 'power' ? 1 : 0);
@@ -390,16 +400,20 @@ export class Faults {
 
   /**
    * A restarted replica is caught up once it holds every group the others hold, each at least
-   * where the others were at its restart, and none of its journals is still incomplete.
+   * where the others were at its restart, its metadata applied at least what it had applied at
+   * its last lossy crash (so every group it hosted then is open again), and none of its groups
+   * is still incomplete or holds faulty ops (ops it may have acked and lost).
    */
   updateRecovering(): void {
     const nodes = this.#host.nodes;
     for (let i = 0; i < this.#lives.length; i++) {
       const life = this.#lives[i] as Life;
       if (life.recovering === null) continue;
-      if (caughtUp(nodes[i] as SimNode, life.recovering, nodes)) {
+      const node = nodes[i] as SimNode;
+      if (caughtUp(node, life.recovering, nodes) && (node.metadata?.replica.role.commitMin ?? -1) >= life.lossyAtCommit) {
         life.recovering = null;
         life.lossy = false;
+        life.lossyAtCommit = -1;
         this.#host.timeline?.fault(this.#host.tick, i, 'caught up', '');
       }
     }
@@ -512,6 +526,17 @@ export function activity(node: SimNode): 'repair' | 'transfer' | null {
   return repairing ? 'repair' : null;
 }
 
+/**
+ * The replica holds again every op it may have acknowledged before it crashed: its journal is
+ * complete and nothing is faulty. The others' commit points alone are no bound: a replica that
+ * restarts while they are down (or restarted themselves and do not know their commit yet) sees
+ * targets of 0, and was counted as caught up while it still missed ops only it and one other
+ * replica had held (seed 5 of 3: two lossy replicas at once, a committed op on one replica only).
+ */
+function holdsWhatItAcked(role: ReplicaRole): boolean {
+  return !role.journalIncomplete && role.faultyOps === 0;
+}
+
 function caughtUp(node: SimNode, targets: Map<bigint, number>, nodes: readonly SimNode[]): boolean {
   if (!node.up || node.metadata === null) return false;
   for (const [group, target] of targets) {
@@ -519,8 +544,8 @@ function caughtUp(node: SimNode, targets: Map<bigint, number>, nodes: readonly S
     if (driver === undefined) return false;
     if (driver.replica.role.commitMin < target) return false;
   }
-  if (node.metadata.replica.role.journalIncomplete) return false;
-  for (const entry of node.partitions.values()) if (entry.driver.replica.role.journalIncomplete) return false;
+  if (!holdsWhatItAcked(node.metadata.replica.role)) return false;
+  for (const entry of node.partitions.values()) if (!holdsWhatItAcked(entry.driver.replica.role)) return false;
   for (const other of nodes) {
     if (other === node || !other.up) continue;
     for (const group of other.partitions.keys()) if (!node.partitions.has(group)) return false;

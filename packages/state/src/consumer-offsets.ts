@@ -1,6 +1,6 @@
 import {
-  type AckLevel, type Consumer, type Decoded, ErrorCode, type Identifier, deleteConsumerOffsetCommand,
-  packPartitionGroup, storeConsumerOffsetCommand,
+  type AckLevel, type Consumer, type Decoded, ErrorCode, type Identifier, Operation, deleteConsumerOffsetCommand,
+  packPartitionGroup, storeConsumerOffsetCommand, xxh3_64,
 } from '@shoal/protocol';
 import { assert } from '@shoal/stdx';
 import type { MetadataState } from './metadata-state.js';
@@ -15,9 +15,9 @@ import { decodeExact, encodeWith } from '@shoal/protocol';
  * the CONSUMER_OFFSETS artifact (ICO1).
  *
  * Partition prepare bodies of the two offset writes are resolved at admission (below), so apply
- * never needs metadata:
- *   161 StoreConsumerOffset   [kind u8: 1 consumer, 2 group][key u32][offset u64]
- *   162 DeleteConsumerOffset  [kind u8][key u32]
+ * never needs metadata, and sealed (see `OFFSET_BODY_SEAL_SIZE`):
+ *   161 StoreConsumerOffset   [kind u8: 1 consumer, 2 group][key u32][offset u64][seal u64]
+ *   162 DeleteConsumerOffset  [kind u8][key u32][seal u64]
  */
 export type ConsumerKind = 'consumer' | 'consumer_group';
 
@@ -69,26 +69,75 @@ export interface StoreOffsetBody {
   readonly offset: bigint;
 }
 
-function readRef(r: Parameters<Parameters<typeof decodeExact>[1]>[0]): ConsumerRef {
+type Reader = Parameters<Parameters<typeof decodeExact>[1]>[0];
+
+function readRef(r: Reader): ConsumerRef {
   const kind = r.u8('consumer_kind');
   if (!r.failed && kind !== 1 && kind !== 2) r.fail('unknown_consumer_kind');
   return { kind: kind === 2 ? 'consumer_group' : 'consumer', key: r.u32('consumer_key') };
 }
 
+/**
+ * Every resolved offset-write body ends with a seal: XXH3-64 (seed 0) of the bytes before it.
+ * Partition prepares leave `checksum_body` zero (cluster.mdx "Frame integrity": the partition
+ * plane's integrity is the batch's own `batch_checksum`) and their identity checksum covers the
+ * header only, so an offset write's body was covered by nothing: a bit flipped in transit was
+ * journaled, acknowledged and committed as the canonical write (found by the simulator). The
+ * seal lives inside the body, whose resolved form is ours, so no byte Iggy defines changes.
+ */
+export const OFFSET_BODY_SEAL_SIZE = 8;
+
+function sealBody(inner: Uint8Array): Uint8Array {
+  const out = new Uint8Array(inner.length + OFFSET_BODY_SEAL_SIZE);
+  out.set(inner);
+  new DataView(out.buffer).setBigUint64(inner.length, xxh3_64(inner), true);
+  return out;
+}
+
+/** The bytes before the seal, or the reason the body is not sealed. */
+function unsealBody(bytes: Uint8Array): { ok: true; inner: Uint8Array } | { ok: false; reason: string } {
+  if (bytes.length < OFFSET_BODY_SEAL_SIZE) return { ok: false, reason: 'truncated_offset_body_seal' };
+  const at = bytes.length - OFFSET_BODY_SEAL_SIZE;
+  const inner = bytes.subarray(0, at);
+  const seal = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(at, true);
+  return seal === xxh3_64(inner) ? { ok: true, inner } : { ok: false, reason: 'offset_body_seal_mismatch' };
+}
+
+function decodeSealed<T>(bytes: Uint8Array, read: (r: Reader) => T): Decoded<T> {
+  const unsealed = unsealBody(bytes);
+  return unsealed.ok ? decodeExact(unsealed.inner, read) : { ok: false, reason: unsealed.reason };
+}
+
 export function encodeStoreOffsetBody(b: StoreOffsetBody): Uint8Array {
-  return encodeWith((w) => void w.u8(KIND_CODE[b.consumer.kind]).u32(b.consumer.key).u64(b.offset));
+  return sealBody(encodeWith((w) => void w.u8(KIND_CODE[b.consumer.kind]).u32(b.consumer.key).u64(b.offset)));
 }
 
 export function decodeStoreOffsetBody(bytes: Uint8Array): Decoded<StoreOffsetBody> {
-  return decodeExact(bytes, (r) => ({ consumer: readRef(r), offset: r.u64('offset') }));
+  return decodeSealed(bytes, (r) => ({ consumer: readRef(r), offset: r.u64('offset') }));
 }
 
 export function encodeDeleteOffsetBody(consumer: ConsumerRef): Uint8Array {
-  return encodeWith((w) => void w.u8(KIND_CODE[consumer.kind]).u32(consumer.key));
+  return sealBody(encodeWith((w) => void w.u8(KIND_CODE[consumer.kind]).u32(consumer.key)));
 }
 
 export function decodeDeleteOffsetBody(bytes: Uint8Array): Decoded<ConsumerRef> {
-  return decodeExact(bytes, readRef);
+  return decodeSealed(bytes, readRef);
+}
+
+/**
+ * Why a partition prepare body of `operation` cannot be an offset write a primary built (null:
+ * it can, or the operation is not an offset write). Replicas drop such a prepare on ingress.
+ */
+export function offsetWriteBodyProblem(operation: number, body: Uint8Array): string | null {
+  if (operation === Operation.StoreConsumerOffset) {
+    const decoded = decodeStoreOffsetBody(body);
+    return decoded.ok ? null : decoded.reason;
+  }
+  if (operation === Operation.DeleteConsumerOffset) {
+    const decoded = decodeDeleteOffsetBody(body);
+    return decoded.ok ? null : decoded.reason;
+  }
+  return null;
 }
 
 /** Where a consumer-plane request lands once resolved against metadata. */

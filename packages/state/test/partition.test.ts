@@ -1,14 +1,14 @@
 import {
   AckLevel, ErrorCode, Operation, buildBatch, createConsumerGroupCommand, joinConsumerGroupCommand, readBatchHeader,
   sendMessagesCommand, sliceBatch, storeConsumerOffsetCommand, deleteConsumerOffsetCommand, getConsumerOffsetCommand,
-  pollMessagesCommand, stringIdentifier,
+  pollMessagesCommand, stringIdentifier, xxh3_64,
 } from '@shoal/protocol';
 import { Prng } from '@shoal/stdx';
 import xxhash from 'xxhash-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type Hash32, type MessageLog, type MessageRead, PartitionState, admitOffsetWrite, admitSendMessages, choosePartition, consumerKey,
-  encodeStoreOffsetBody, encodeTruncatePartition, pollPartition, resolvePollStart, resolveTarget,
+  encodeDeleteOffsetBody, encodeStoreOffsetBody, encodeTruncatePartition, offsetWriteBodyProblem, pollPartition, resolvePollStart, resolveTarget,
 } from '../src/index.js';
 import { Harness, id } from './harness.js';
 
@@ -166,7 +166,29 @@ describe('consumer offsets and ack levels', () => {
     expect(p.offsets.get({ kind: 'consumer', key: 7 })).toBe(5n);
     expect(p.apply(2n, Operation.TruncatePartition, encodeTruncatePartition({ streamId: id(0), topicId: id(0), partitionId: 1, upToOffset: 9n }), 2n).ok).toBe(true);
     expect(p.deletedUpToOffset).toBe(9n);
-    expect(encodeStoreOffsetBody({ consumer: { kind: 'consumer_group', key: 3 }, offset: 1n })).toEqual(Uint8Array.of(2, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0));
+    const inner = Uint8Array.of(2, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0);
+    const sealed = encodeStoreOffsetBody({ consumer: { kind: 'consumer_group', key: 3 }, offset: 1n });
+    expect(sealed.subarray(0, 13)).toEqual(inner);
+    expect(new DataView(sealed.buffer, sealed.byteOffset).getBigUint64(13, true)).toBe(xxh3_64(inner));
+  });
+
+  // Partition prepares carry no body seal in the header: the body's own seal is all that catches
+  // a bit flipped in transit (the simulator found one committed).
+  it('an offset-write body with any one bit flipped does not decode', () => {
+    const bodies: [number, Uint8Array][] = [
+      [Operation.StoreConsumerOffset, encodeStoreOffsetBody({ consumer: { kind: 'consumer', key: 0x1234_5678 }, offset: 99n })],
+      [Operation.DeleteConsumerOffset, encodeDeleteOffsetBody({ kind: 'consumer_group', key: 7 })],
+    ];
+    for (const [operation, body] of bodies) {
+      expect(offsetWriteBodyProblem(operation, body)).toBeNull();
+      for (let bit = 0; bit < body.length * 8; bit++) {
+        const flipped = body.slice();
+        flipped[bit >> 3] = (flipped[bit >> 3] as number) ^ (1 << (bit & 7));
+        expect(offsetWriteBodyProblem(operation, flipped)).not.toBeNull();
+      }
+      expect(offsetWriteBodyProblem(operation, body.subarray(0, body.length - 1))).not.toBeNull();
+    }
+    expect(offsetWriteBodyProblem(Operation.SendMessages, new Uint8Array(3))).toBeNull();
   });
 
   it('consumer groups resolve the partition from the member assignment; non-members cannot write', () => {

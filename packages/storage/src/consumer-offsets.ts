@@ -81,7 +81,14 @@ export class ConsumerOffsetStore {
     return this.#map(kind).get(id);
   }
 
-  /** Reads every offset file (creating the directories when missing). */
+  /**
+   * Reads every offset file (creating the directories when missing). What it reads may be only in
+   * the page cache: a process crash keeps writes and unlinks that were never synced, and a later
+   * `store` of the same id (the op re-applied) finds the file present and would sync the file but
+   * not the directory entry that makes it exist (a `delete` finds nothing and syncs nothing). So
+   * every file read and both directories count as dirty: the next `sync`, before the driver
+   * records a frontier, makes the loaded state durable (one fdatasync per file, once per boot).
+   */
   load(): IoResult<ConsumerOffsetsLoad> {
     return attempt(() => {
       const faulty: OffsetFileFault[] = [];
@@ -90,6 +97,7 @@ export class ConsumerOffsetStore {
       for (const kind of ['consumer', 'group'] as const) {
         const dir = this.kindDir(kind);
         mkdirDurable(this.#disk, dir);
+        this.#dirtyDirs.add(dir);
         for (const name of this.#disk.readdir(dir)) {
           const id = Number(name);
           if (!/^\d+$/.test(name) || !Number.isSafeInteger(id) || id > 0xffff_ffff) {
@@ -102,6 +110,7 @@ export class ConsumerOffsetStore {
             continue;
           }
           this.#map(kind).set(id, decoded.value);
+          this.#dirtyFiles.add(joinPath(dir, name));
         }
       }
       return { consumers: new Map(this.#consumers), groups: new Map(this.#groups), faulty };

@@ -134,4 +134,27 @@ describe('consumer offset files', () => {
     expect(third.faulty).toEqual([{ kind: 'group', name: '1', reason: 'offset_file_checksum_mismatch' }]);
     expect(third.groups.size).toBe(0);
   });
+
+  // Simulator seed 32 (3 replicas): an offset file created, then a process crash before any sync
+  // (the file and its directory entry only in the page cache); after the boot the op was applied
+  // again, found the file present, synced the file but not the directory; the frontier then
+  // vouched for the op, and a power loss dropped the file. The same for a delete's unlink.
+  it('what a process crash left unsynced is made durable by the first sync after the boot', () => {
+    const disk = new SimDisk({ seed: 6 });
+    const before = new ConsumerOffsetStore(disk, '/p', false);
+    must(before.load());
+    must(before.store('consumer', 3, 7n));
+    must(before.sync());
+    must(before.store('consumer', 13, 89n)); // a new file, not synced
+    must(before.delete('consumer', 3)); // an unlink, not synced
+    // Process crash: the store is gone, the page cache stays. The boot re-applies both ops.
+    const after = new ConsumerOffsetStore(disk, '/p', false);
+    const loaded = must(after.load());
+    expect([...loaded.consumers]).toEqual([[13, 89n]]);
+    must(after.store('consumer', 13, 89n));
+    must(after.delete('consumer', 3));
+    must(after.sync()); // the driver syncs before it records a frontier past both ops
+    disk.crash(); // power loss
+    expect([...must(new ConsumerOffsetStore(disk, '/p', false).load()).consumers]).toEqual([[13, 89n]]);
+  });
 });
