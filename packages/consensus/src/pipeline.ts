@@ -1,7 +1,7 @@
 /**
  * The primary's two queues (§4.3):
  *
- *   prepare queue (≤ depth, consecutive ops, hash-chained)      request queue (≤ 2 × depth, FIFO)
+ *   prepare queue (≤ depth, consecutive ops, hash-chained)      request queue (request-queue.ts, FIFO)
  *   ┌────────┬────────┬────────┐                               ┌─────┬─────┬─────┐
  *   │ op c+1 │ op c+2 │ op c+3 │ ◀── promoted as heads commit ─│ req │ req │ req │ ◀── admitted
  *   └────────┴────────┴────────┘                               └─────┴─────┴─────┘
@@ -10,8 +10,9 @@
  * Each prepare entry tracks its ack set (bitmask of replicas whose PrepareOk matched the entry's
  * checksum) and whether it reached the replication quorum.
  */
-import { assert, BoundedQueue } from '@shoal/stdx';
+import { assert } from '@shoal/stdx';
 import { countBits, maskHas, maskWith } from './quorums.js';
+import { RequestQueue } from './request-queue.js';
 import type { ClientToken, Op } from './types.js';
 
 /** A client request, authenticated and authorised by the host (the session fence is ours). */
@@ -86,11 +87,12 @@ export interface QueuedRequest extends Omit<ClientRequest, 'token'> {
 export class Pipeline {
   readonly depth: number;
   readonly #prepares: PipelineEntry[] = [];
-  readonly requests: BoundedQueue<QueuedRequest>;
+  readonly requests: RequestQueue<QueuedRequest>;
 
-  constructor(depth: number) {
+  /** `requestsMax` / `requestBytesMax`: the request queue's bounds (default 2 × depth, no byte bound). */
+  constructor(depth: number, requestsMax = 2 * depth, requestBytesMax = Number.MAX_SAFE_INTEGER) {
     this.depth = depth;
-    this.requests = new BoundedQueue<QueuedRequest>(2 * depth);
+    this.requests = new RequestQueue<QueuedRequest>(requestsMax, requestBytesMax);
   }
 
   get length(): number {
