@@ -52,6 +52,8 @@ export interface NemesisReport {
   readonly ackedBatches: number;
   readonly unknownBatches: number;
   readonly resentBatches: number;
+  /** SDK retries after an answer 57 (outcome unknown), counted as attempts. */
+  readonly sdkResends: number;
   readonly streamsCreated: number;
   readonly streamsDeleted: number;
   readonly longestGapMs: number;
@@ -120,6 +122,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisReport
       ackedBatches: ledger.batches.filter((b) => b.ackedAt !== null).length,
       unknownBatches: ledger.batches.filter((b) => b.ackedAt === null).length,
       resentBatches: ledger.batches.filter((b) => b.attempts > 1).length,
+      sdkResends: ledger.sdkResends,
       streamsCreated: [...ledger.streams.values()].filter((s) => s.create === 'acked').length,
       streamsDeleted: [...ledger.streams.values()].filter((s) => s.delete === 'acked').length,
       longestGapMs: longestGap(ledger.ackTimes, reports[0]?.startedAt ?? healedAt, ended).ms,
@@ -203,7 +206,7 @@ function keyLines(cluster: TestCluster, hands: Hands, clientErrors: readonly str
 export function formatReport(report: NemesisReport): string {
   const lines = [
     `nemesis seed ${report.seed} (${report.nodes} nodes): ${report.problems.length === 0 ? 'OK' : `${report.problems.length} PROBLEMS`} in ${(report.wallMs / 1000).toFixed(0)} s`,
-    `  batches ${report.batches}: ${report.ackedBatches} acknowledged, ${report.unknownBatches} unknown, ${report.resentBatches} re-sent; streams created ${report.streamsCreated}, deleted ${report.streamsDeleted}`,
+    `  batches ${report.batches}: ${report.ackedBatches} acknowledged, ${report.unknownBatches} unknown, ${report.resentBatches} re-sent (${report.sdkResends} of the attempts by the SDK after a 57); streams created ${report.streamsCreated}, deleted ${report.streamsDeleted}`,
     `  longest write gap ${report.longestGapMs} ms; writes resumed ${report.resumeAfterHealMs ?? 'never'} ms after the final heal`,
     ...report.episodes.map((e) => `  - ${e.fault}: longest gap ${e.longestGapMs} ms`),
     ...report.problems.map((p) => `  PROBLEM ${p}`),

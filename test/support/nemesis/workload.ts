@@ -4,15 +4,18 @@
  * - producers: each sends batches of uniquely named messages (`<run>-p<producer>-b<batch>-m<i>`)
  *   to a seeded partition, one batch at a time. A batch whose send fails (timeout, connection
  *   lost: the outcome is unknown) is re-sent, same payloads, until it is acknowledged or the run
- *   stops; its `attempts` bound how many copies may be stored (at-least-once from re-sends only;
- *   the SDK itself never re-sends an uncertain write: `retryUncertainWrites: false`).
+ *   stops; its `attempts` bound how many copies may be stored (at-least-once from re-sends only).
+ *   The SDK re-sends no lost-connection or timed-out write (`retryUncertainWrites: false`), but it
+ *   does retry an answer 57 (TransientNotCommitted: outcome unknown) on another node, in another
+ *   session, so such a retry counts as an attempt too (`sdkResends`; see docs/nemesis.md).
  * - a metadata worker: creates uniquely named streams and deletes some of them again, recording
  *   which creates and deletes were acknowledged and which outcomes are unknown.
  *
  * Every acknowledgement records when it arrived: the longest gap between data acknowledgements is
  * the run's write stall figure (reported, never asserted).
  */
-import type { ShoalClient } from '@shoal/client';
+import { ShoalResponseError, type ShoalClient } from '@shoal/client';
+import { ErrorCode } from '@shoal/protocol';
 import { Prng } from '@shoal/stdx';
 
 export interface BatchRecord {
@@ -39,10 +42,12 @@ export interface Ledger {
   readonly metadataAckTimes: number[];
   /** First few send errors, for the report. */
   readonly errors: string[];
+  /** Attempts the SDK made on its own after an answer 57 (outcome unknown). */
+  sdkResends: number;
 }
 
 export function newLedger(): Ledger {
-  return { batches: [], streams: new Map(), ackTimes: [], metadataAckTimes: [], errors: [] };
+  return { batches: [], streams: new Map(), ackTimes: [], metadataAckTimes: [], errors: [], sdkResends: 0 };
 }
 
 export interface WorkloadOptions {
@@ -97,6 +102,13 @@ export class Workload {
   async #produce(producer: number, prng: Prng): Promise<void> {
     const { stream, topic, partitions, batchSize, runTag, pauseMs } = this.#options;
     const client = this.#options.client();
+    let current: BatchRecord | null = null;
+    // One batch in flight per producer: an SDK retry of SendMessages belongs to `current`.
+    const off = client.on('retry', (event) => {
+      if (event.type !== 'retry' || current === null || !isOutcomeUnknown(event.error)) return;
+      current.attempts++;
+      this.ledger.sdkResends++;
+    });
     try {
       for (let b = 0; this.#running; b++) {
         const record: BatchRecord = {
@@ -104,6 +116,7 @@ export class Workload {
           payloads: Array.from({ length: batchSize }, (_, i) => `${runTag}-p${producer}-b${b}-m${i}`),
         };
         this.ledger.batches.push(record);
+        current = record;
         while (this.#running && record.ackedAt === null) {
           record.attempts++;
           try {
@@ -118,9 +131,11 @@ export class Workload {
             await sleep(RESEND_BACKOFF_MS);
           }
         }
+        current = null;
         await sleep(pauseMs);
       }
     } finally {
+      off();
       await client.destroy().catch(() => undefined);
     }
   }
@@ -160,6 +175,10 @@ export class Workload {
       return false;
     }
   }
+}
+
+function isOutcomeUnknown(error: unknown): boolean {
+  return error instanceof ShoalResponseError && error.code === ErrorCode.TransientNotCommitted;
 }
 
 /** Longest time between two acknowledgements (or from `from` to the first), in ms. */
