@@ -14,9 +14,9 @@ function ledgerOf(...batches: BatchRecord[]): Ledger {
   return ledger;
 }
 
-const a: BatchRecord = { producer: 0, partition: 0, payloads: ['a0', 'a1'], attempts: 1, ackedAt: 0n };
-const b: BatchRecord = { producer: 1, partition: 0, payloads: ['b0'], attempts: 2, ackedAt: 3n };
-const lost: BatchRecord = { producer: 1, partition: 0, payloads: ['u0'], attempts: 1, ackedAt: null };
+const a: BatchRecord = { producer: 0, partition: 0, payloads: ['a0', 'a1'], attempts: 1, sdkRetries: [], ackedAt: 0n };
+const b: BatchRecord = { producer: 1, partition: 0, payloads: ['b0'], attempts: 2, sdkRetries: [], ackedAt: 3n };
+const lost: BatchRecord = { producer: 1, partition: 0, payloads: ['u0'], attempts: 1, sdkRetries: [], ackedAt: null };
 
 describe('nemesis checks', () => {
   it('accepts a copy with every acknowledged message in place and a re-sent duplicate', () => {

@@ -98,7 +98,7 @@ export function checkPartitionCopy(node: number, partition: number, copy: Partit
     }
     const count = (copiesOf.get(payload) ?? 0) + 1;
     copiesOf.set(payload, count);
-    if (count > batch.attempts) problems.push(`node ${node} p${partition}: ${payload} stored ${count} times, sent ${batch.attempts}`);
+    if (count > batch.attempts) problems.push(`node ${node} p${partition}: ${payload} stored ${count} times, sent ${batch.attempts}${batch.sdkRetries.length === 0 ? '' : ` (SDK retries: ${batch.sdkRetries.join(', ')})`}`);
   }
   return problems.slice(0, PROBLEMS_KEPT);
 }

@@ -14,11 +14,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestCluster } from '../../integration/support/cluster.js';
+import type { TestCluster } from '../../integration/support/cluster.js';
 import {
   checkCatalog, checkPartitionCopy, compareCatalogs, compareCopies, readCatalog, readCopies, type PartitionCopy,
 } from './checks.js';
 import { Hands } from './faults.js';
+import { startCluster } from './start.js';
 import { describeFault, plan, type Fault } from './schedule.js';
 import { longestGap, sleep, Workload } from './workload.js';
 
@@ -82,7 +83,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisReport
   const partitions = options.partitions ?? 3;
   const episodes = plan({ seed: options.seed, nodes: options.nodes, durationMs: options.durationMs, ...(options.kinds === undefined ? {} : { kinds: options.kinds }) });
   log(`nemesis seed ${options.seed}: ${options.nodes} nodes, ${episodes.length} episodes`);
-  const cluster = await TestCluster.start({ nodes: options.nodes, proxies: true, ...(options.clusterKeys === undefined ? {} : { clusterKeys: options.clusterKeys }) });
+  const cluster = await startCluster({ nodes: options.nodes, proxies: true, ...(options.clusterKeys === undefined ? {} : { clusterKeys: options.clusterKeys }) });
   const hands = new Hands(cluster, STREAM, log);
   const problems: string[] = [];
   try {

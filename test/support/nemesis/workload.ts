@@ -23,6 +23,8 @@ export interface BatchRecord {
   readonly partition: number;
   readonly payloads: readonly string[];
   attempts: number;
+  /** What the SDK retried on its own (error class and code), for the report of a duplicate. */
+  readonly sdkRetries: string[];
   /** Base offset of the acknowledgement, or null (never acknowledged: outcome unknown). */
   ackedAt: bigint | null;
 }
@@ -105,14 +107,16 @@ export class Workload {
     let current: BatchRecord | null = null;
     // One batch in flight per producer: an SDK retry of SendMessages belongs to `current`.
     const off = client.on('retry', (event) => {
-      if (event.type !== 'retry' || current === null || !isOutcomeUnknown(event.error)) return;
+      if (event.type !== 'retry' || current === null) return;
+      current.sdkRetries.push(`${event.error.name}(${event.error.code}) at ${event.node}`);
+      if (!isOutcomeUnknown(event.error)) return;
       current.attempts++;
       this.ledger.sdkResends++;
     });
     try {
       for (let b = 0; this.#running; b++) {
         const record: BatchRecord = {
-          producer, partition: prng.below(partitions), attempts: 0, ackedAt: null,
+          producer, partition: prng.below(partitions), attempts: 0, sdkRetries: [], ackedAt: null,
           payloads: Array.from({ length: batchSize }, (_, i) => `${runTag}-p${producer}-b${b}-m${i}`),
         };
         this.ledger.batches.push(record);

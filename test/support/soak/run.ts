@@ -14,10 +14,11 @@
  * process lifetime: from its first sample at least one minute after the (re)start to its last
  * one, RSS may grow by at most max(`GROWTH_FLOOR_MIB`, `GROWTH_RATIO` of the first).
  */
-import { TestCluster } from '../../integration/support/cluster.js';
+import type { TestCluster } from '../../integration/support/cluster.js';
 import { readPartition } from '../../integration/support/produce.js';
 import { metricSum } from '../../integration/support/server.js';
 import { Hands } from '../nemesis/faults.js';
+import { startCluster } from '../nemesis/start.js';
 import { longestGap, sleep } from '../nemesis/workload.js';
 import { Traffic, checkSoakCopy } from './traffic.js';
 
@@ -75,7 +76,7 @@ export const STALL_MS = 5_000;
 
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const log = options.log;
-  const cluster = await TestCluster.start({ nodes: 3 });
+  const cluster = await startCluster({ nodes: 3 });
   const hands = new Hands(cluster, STREAM, log);
   const lives = [0, 0, 0];
   const startedAt = [Date.now(), Date.now(), Date.now()];
