@@ -177,6 +177,14 @@ describe('system and logging', () => {
     expectError({ file: '[http.metrics]\nendpoint = "metrics"\n' }, 'http.metrics.endpoint', 'must start with "/"');
   });
 
+  it('a static metrics token is empty or 32 to 512 bytes, and never echoed', () => {
+    const short = expectError({ env: { SHOAL_HTTP_METRICS_TOKEN: 'guessable-token' } }, 'http.metrics.token', 'must be empty or 32 to 512 bytes (got 15 bytes)');
+    expect(short.message).not.toContain('guessable');
+    expectError({ env: { SHOAL_HTTP_METRICS_TOKEN: 't'.repeat(513) } }, 'http.metrics.token', '(got 513 bytes)');
+    expect(loadOk({ env: { SHOAL_HTTP_METRICS_TOKEN: 't'.repeat(32) } }).config.http.metrics.token).toBe('t'.repeat(32));
+    expect(loadOk({}).config.http.metrics.token).toBe('');
+  });
+
   it('root credentials follow the Iggy user rules', () => {
     expectError({ file: '[root]\nusername = "ab"\n' }, 'root.username', 'must be 3 to 50 characters (got "ab")');
     const long = expectError({ file: `[root]\npassword = "${'p'.repeat(101)}"\n` }, 'root.password', 'must be 3 to 100 characters', '101 characters');

@@ -118,7 +118,7 @@ export function resolveConfig(
       enabled: read.bool('http.enabled'),
       address: read.string('http.address'),
       maxRequestSizeBytes: read.number('http.max_request_size'),
-      metrics: { enabled: read.bool('http.metrics.enabled'), endpoint: read.string('http.metrics.endpoint') },
+      metrics: { enabled: read.bool('http.metrics.enabled'), endpoint: read.string('http.metrics.endpoint'), token: read.string('http.metrics.token') },
     },
     heartbeat: {
       enabled: read.bool('heartbeat.enabled'),

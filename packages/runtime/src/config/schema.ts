@@ -85,6 +85,9 @@ export const HEADER_BYTES = 256;
 export const U32_MAX = 2 ** 32 - 1;
 /** State-transfer artifacts are capped at one sealed segment (1 GiB) plus one message overshoot. */
 export const SEGMENT_BYTES_MAX = 2 ** 30;
+/** `http.metrics.token`: at least 256 bits' worth of characters; at most what a bearer header is read for. */
+export const METRICS_TOKEN_MIN = 32;
+export const METRICS_TOKEN_MAX = 512;
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -235,6 +238,9 @@ export const KEYS: readonly KeySpec[] = [
   { path: 'http.metrics.enabled', kind: 'bool', default: true, doc: 'Expose Prometheus metrics (the probes and the dashboard stay on the port either way).' },
   { path: 'http.metrics.endpoint', kind: 'string', default: '/metrics', nonempty: true,
     doc: 'Metrics path.', rules: ['Must start with `/`.'] },
+  { path: 'http.metrics.token', kind: 'string', default: '', secret: true, shoal: true,
+    doc: 'A static bearer the metrics endpoint takes besides any personal access token (for a node that cannot have one: a lone node of a cluster that never formed). Empty: personal access tokens only. Prefer the environment (`IGGY_HTTP_METRICS_TOKEN`) to a file.',
+    rules: ['Empty, or 32 to 512 bytes.'] },
 
   // ── [heartbeat] ─────────────────────────────────────────────────────────────────────────
   { path: 'heartbeat.enabled', kind: 'bool', default: true, doc: 'Verify client heartbeats.' },

@@ -108,7 +108,8 @@ export interface HttpConfig {
   readonly enabled: boolean;
   readonly address: string;
   readonly maxRequestSizeBytes: number;
-  readonly metrics: { readonly enabled: boolean; readonly endpoint: string };
+  /** `token`: the static bearer besides personal access tokens; empty: none. */
+  readonly metrics: { readonly enabled: boolean; readonly endpoint: string; readonly token: string };
 }
 
 export interface HeartbeatConfig {

@@ -7,7 +7,7 @@ import { formatDuration, formatSize } from '@shoal/stdx';
 import type { Diagnostics } from './errors.js';
 import type { ConfigFlags } from './resolve.js';
 import { validateRoster } from './roster.js';
-import { HEADER_BYTES, SEGMENT_BYTES_MAX } from './schema.js';
+import { HEADER_BYTES, METRICS_TOKEN_MAX, METRICS_TOKEN_MIN, SEGMENT_BYTES_MAX } from './schema.js';
 import type { ShoalConfig } from './types.js';
 
 const SECOND = 1000;
@@ -101,6 +101,10 @@ function validateSystem(config: ShoalConfig, diagnostics: Diagnostics): void {
   }
   if (!config.http.metrics.endpoint.startsWith('/')) {
     diagnostics.error('rule', 'http.metrics.endpoint', `must start with "/" (got ${JSON.stringify(config.http.metrics.endpoint)})`);
+  }
+  const tokenBytes = utf8.encode(config.http.metrics.token).length;
+  if (tokenBytes > 0 && (tokenBytes < METRICS_TOKEN_MIN || tokenBytes > METRICS_TOKEN_MAX)) {
+    diagnostics.error('range', 'http.metrics.token', `must be empty or ${METRICS_TOKEN_MIN} to ${METRICS_TOKEN_MAX} bytes (got ${tokenBytes} bytes)`);
   }
   const nameBytes = utf8.encode(config.cluster.name).length;
   if (nameBytes > 255) diagnostics.error('range', 'cluster.name', `must be at most 255 bytes (got ${nameBytes})`);
