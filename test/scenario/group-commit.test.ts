@@ -11,7 +11,7 @@ import { Cluster } from './support/cluster.js';
 
 const HEADER = 256;
 
-function replyOf(cluster: Cluster, token: number): { request: bigint; client: bigint; base: bigint } {
+function replyOf(cluster: Cluster, token: number): { request: bigint; client: bigint; base: bigint; timestamp: bigint; operation: number } {
   const answers = cluster.answersFor(token);
   expect(answers, `token ${token}`).toHaveLength(1);
   const frame = (answers[0] as { frame: Uint8Array }).frame;
@@ -20,6 +20,8 @@ function replyOf(cluster: Cluster, token: number): { request: bigint; client: bi
     request: view.getBigUint64(REPLY_HEADER.request.offset, true),
     client: (answers[0] as { client: bigint }).client,
     base: view.getBigUint64(HEADER, true),
+    timestamp: view.getBigUint64(REPLY_HEADER.timestamp.offset, true),
+    operation: frame[REPLY_HEADER.operation.offset] as number,
   };
 }
 
@@ -44,7 +46,9 @@ describe('group commit (partition plane)', () => {
     let next = 0n;
     for (const s of sent) {
       const reply = replyOf(cluster, s.token);
-      expect(reply, `request ${s.request}`).toEqual({ request: s.request, client: s.client, base: next });
+      // The request's own timestamp (the scenario cluster sends 42), not the prepare's: the core
+      // echoes it for a lone request and for a group's member alike.
+      expect(reply, `request ${s.request}`).toEqual({ request: s.request, client: s.client, base: next, timestamp: 42n, operation: 160 });
       next += BigInt(s.count);
     }
     // Every replica applied the same log: 5 batches covering offsets 0..next-1 with no gap.

@@ -8,6 +8,7 @@ import {
   ErrorCode,
   EvictionReason,
   HEADER_SIZE,
+  REPLY_LAYOUT,
   encodeEvictionHeader,
   encodeReplyFrame,
   encodeResultRejection,
@@ -69,7 +70,22 @@ export function answerCommitted(c: Core, entry: PipelineEntry, reply: Uint8Array
     return;
   }
   if (entry.client === 0n) return;
-  c.effects.push({ kind: 'client_frame', client: entry.client, token: entry.token, frame: reply });
+  c.effects.push({ kind: 'client_frame', client: entry.client, token: entry.token, frame: echoed(c, entry, reply) });
+}
+
+/**
+ * The reply as its client expects it. The committed reply is built from the prepare header (the
+ * same bytes on every replica, which the metadata client table caches); a client matches replies
+ * by the operation and timestamp it sent, so on the partition plane (no cache) the core hands out
+ * a copy carrying the request's own. The metadata worker patches its replies itself.
+ */
+function echoed(c: Core, entry: PipelineEntry, reply: Uint8Array): Uint8Array {
+  const echo = entry.echo;
+  if (c.clientTable !== null || echo === null) return reply;
+  const frame = reply.slice();
+  new DataView(frame.buffer).setBigUint64(REPLY_LAYOUT.timestamp.offset, echo.timestamp, true);
+  frame[REPLY_LAYOUT.operation.offset] = echo.operation;
+  return frame;
 }
 
 // ---------------------------------------------------------------------------------------------

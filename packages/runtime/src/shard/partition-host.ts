@@ -548,11 +548,13 @@ export class PartitionHost implements ForwardOutcomes {
 
   #onClientFrame(group: bigint, token: number | null, frame: Uint8Array): void {
     if (token === null) return; // the partition plane has no client table: every reply has its token
-    const matched = this.#o.ledger.match(token, group, frame);
-    this.#commitTimer.replied(frame, matched.recordedMs);
+    // The core echoes each request's own operation and timestamp (consensus answers.ts): the
+    // ledger only releases the request and times its commit.
+    const settled = this.#o.ledger.settle(token, group, frame);
+    this.#commitTimer.replied(frame, settled.recordedMs);
     // Unmatched: a reply the ledger holds no request for (none is expected: the core answers a
     // request at most once, and forgets the ones it answered 57 on losing the primary role).
-    if (matched.completes) this.#o.deliver(token, group, matched.frame, true);
+    if (settled.completes) this.#o.deliver(token, group, frame, true);
   }
 }
 
