@@ -133,6 +133,10 @@ describe('capacities', () => {
     expectError({ env: { IGGY_TCP_FRAME_SIZE_MAX: '65 MiB' } }, 'tcp.frame_size_max', 'must be <= message_bus.max_message_size = 64 MiB (got 65 MiB)');
   });
 
+  it('partition.group_commit_bytes_max leaves room for the prepare header', () => {
+    expectError({ env: { IGGY_PARTITION_GROUP_COMMIT_BYTES_MAX: '64 MiB' } }, 'partition.group_commit_bytes_max', 'must be <= message_bus.max_message_size - 256');
+  });
+
   it('frames must hold more than a header', () => {
     expectError({ env: { IGGY_MESSAGE_BUS_MAX_MESSAGE_SIZE: '256' } }, 'message_bus.max_message_size', 'between 257 B');
   });

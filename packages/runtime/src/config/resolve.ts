@@ -151,6 +151,8 @@ export function resolveConfig(
     partition: {
       prepareQueueDepth: partitionDepth,
       requestQueueDepth: 2 * partitionDepth,
+      groupCommitRequestsMax: read.number('partition.group_commit_requests_max'),
+      groupCommitBytesMax: read.number('partition.group_commit_bytes_max'),
       evictedRingCapacity: read.number('partition.evicted_ring_capacity'),
       evictedRingBytesMax: read.number('partition.evicted_ring_bytes_max'),
       transferServedCacheBytesMax: servedCache,

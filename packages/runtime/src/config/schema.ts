@@ -285,7 +285,12 @@ export const KEYS: readonly KeySpec[] = [
 
   // ── [partition] ─────────────────────────────────────────────────────────────────────────
   { path: 'partition.prepare_queue_depth', kind: 'uint', default: 32, min: 1, max: 127,
-    doc: 'Uncommitted ops in flight per partition; the request queue holds 2 × this.' },
+    doc: 'Uncommitted ops in flight per partition; requests beyond them wait in the primary\'s request queue (up to 4096 requests, 64 MiB).' },
+  { path: 'partition.group_commit_requests_max', kind: 'uint', default: 64, min: 1, max: 4096, shoal: true,
+    doc: 'Group commit: at most this many SendMessages requests queued for one partition while its pipeline is full are joined into one prepare when a slot frees (1 = off). A request that finds a free slot is proposed at once, alone.' },
+  { path: 'partition.group_commit_bytes_max', kind: 'size', default: '1 MiB', min: 1, max: U32_MAX, shoal: true,
+    doc: 'Group commit: at most this many request body bytes in one joined prepare.',
+    rules: ['`group_commit_bytes_max` <= `message_bus.max_message_size` - 256 (a joined prepare must fit in one message).'] },
   { path: 'partition.evicted_ring_capacity', kind: 'uint', default: 4096, min: 1, max: 65536,
     doc: 'Entries kept per multi-replica partition for journal repair after a peer rejoins.' },
   { path: 'partition.evicted_ring_bytes_max', kind: 'size', default: '16 MiB', max: 256 * MiB,

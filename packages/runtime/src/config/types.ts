@@ -150,6 +150,9 @@ export interface PartitionConfig {
   readonly prepareQueueDepth: number;
   /** Derived: 2 × prepareQueueDepth. */
   readonly requestQueueDepth: number;
+  /** Group commit bounds (consensus group-commit.ts). */
+  readonly groupCommitRequestsMax: number;
+  readonly groupCommitBytesMax: number;
   readonly evictedRingCapacity: number;
   readonly evictedRingBytesMax: number;
   readonly transferServedCacheBytesMax: number;
