@@ -27,6 +27,7 @@
  */
 import { METADATA_GROUP_ID, type ReplicaRole } from '@shoal/consensus';
 import type { Prng } from '@shoal/stdx';
+import { PARTITION_JOURNAL_DIR } from '@shoal/storage';
 import { type Activity, activities, busyWithLiveSource } from './activity.js';
 import type { Marks } from './marks.js';
 import type { Network } from './network.js';
@@ -38,6 +39,9 @@ import type { TraceHash } from './trace.js';
 
 /** Ticks an injected disk error counts against the loss budget (the write it hits may come late). */
 const ERROR_PENDING_TICKS = 300;
+
+/** Share of the isolate scenario's power losses that also lose the victim's partition journals. */
+const JOURNAL_LOSS_SHARE = 0.5;
 
 /** A partition held at least this long reaches the blind and short-log voting stages. */
 export const LONG_PARTITION_TICKS = 2000;
@@ -266,7 +270,32 @@ export class Faults {
     if (!this.#mayCrash(victim, kind)) return;
     const down = 1 + exponential(p, 60);
     this.crash(victim, kind, down);
+    if (kind === 'power' && !this.#host.faulty.has(victim.index) && p.float() < JOURNAL_LOSS_SHARE) this.#loseJournals(victim);
     this.#isolate = { victim: victim.index, at: this.#host.tick + down + p.below(150) };
+  }
+
+  /**
+   * The down victim's partition journals are gone (a lost journal volume; an operator's rejoin
+   * of the partition plane): its groups boot with prior state and no journal, so they abstain,
+   * then vote blind (the core's `journalLost`). With durable partition journals this is the one
+   * way a partition replica may have acked ops it knows nothing about; a power loss alone loses
+   * a bounded tail (faulty ops). Only on disks without injected faults (a pending injected error
+   * must hit the replica's own writes).
+   */
+  #loseJournals(node: SimNode): void {
+    const disk = node.disk;
+    const streams = node.layout.streamsDir;
+    const dirs = new Set<string>();
+    for (const path of disk.listFiles()) {
+      const at = path.lastIndexOf(`/${PARTITION_JOURNAL_DIR}/`);
+      if (!path.startsWith(streams) || at < 0) continue;
+      disk.unlink(path);
+      dirs.add(path.slice(0, at + PARTITION_JOURNAL_DIR.length + 1));
+    }
+    for (const dir of dirs) disk.fsyncDir(dir);
+    if (dirs.size === 0) return;
+    this.#host.marks.hit('fault.journal_lost');
+    this.#host.timeline?.fault(this.#host.tick, node.index, 'journal loss', `${dirs.size} partition journals`);
   }
 
   #advanceIsolate(): void {
