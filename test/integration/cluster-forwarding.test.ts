@@ -7,74 +7,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  AckLevel, ErrorCode, Operation, clusterIdFromName, encodeReplicaFinish, encodeReplicaHello, REPLY_HEADER, SHOAL_PROTOCOL_VERSION, buildBatch, classifyServerFrame, decodeLoginReplyBody,
-  deleteConsumerOffsetCommand, encodeLoginRegisterRequest, encodeRequestFrame, getConsumerOffsetCommand, numericIdentifier,
-  pollMessagesCommand, sendMessagesCommand, storeConsumerOffsetCommand, stringIdentifier,
+  AckLevel, ErrorCode, Operation, clusterIdFromName, encodeReplicaFinish, encodeReplicaHello, REPLY_HEADER, classifyServerFrame,
+  deleteConsumerOffsetCommand, getConsumerOffsetCommand, numericIdentifier, pollMessagesCommand, sendMessagesCommand,
+  storeConsumerOffsetCommand, stringIdentifier,
 } from '@shoal/protocol';
 import { decodePolledMessages } from '@shoal/client';
 import { TestCluster, waitFor } from './support/cluster.js';
 import { RawClient } from './support/raw-client.js';
+import { StockConnection } from './support/stock-connection.js';
 
 const STREAM = 'fw';
 const TOPIC = 'events';
-const encoder = new TextEncoder();
+const TARGET = { stream: STREAM, topic: TOPIC };
 const decoder = new TextDecoder();
-
-/** A logged-in raw connection speaking only stock client frames. */
-class StockConnection {
-  readonly raw: RawClient;
-  readonly client: bigint;
-  session = 0n;
-  #request = 0n;
-
-  private constructor(raw: RawClient, client: bigint) {
-    this.raw = raw;
-    this.client = client;
-  }
-
-  static async open(cluster: TestCluster, node: number, client: bigint): Promise<StockConnection> {
-    const [host, port] = (cluster.addresses[node] as string).split(':') as [string, string];
-    const connection = new StockConnection(await RawClient.connect({ host, port: Number(port) }), client);
-    const login = encodeRequestFrame({ client, operation: Operation.Register }, encodeLoginRegisterRequest({
-      versionInfo: { protocolVersion: SHOAL_PROTOCOL_VERSION, sdkName: 'stock', sdkVersion: '1' }, username: 'iggy', password: 'iggy', context: '',
-    }));
-    const reply = classifyServerFrame(await connection.raw.request(login) as Uint8Array);
-    if (reply.outcome !== 'ok') throw new Error(`login failed: ${JSON.stringify(reply)}`);
-    const body = reply.payload;
-    const decoded = decodeLoginReplyBody(Uint8Array.from([0, 0, 0, 0, ...body]));
-    if (!decoded.ok) throw new Error('login reply undecodable');
-    connection.session = decoded.value.session;
-    return connection;
-  }
-
-  frame(operation: number, body: Uint8Array, code?: number): Uint8Array {
-    this.#request += 1n;
-    return encodeRequestFrame({
-      client: this.client, session: this.session, request: this.#request, operation,
-      ...(code === undefined ? {} : { nonReplicatedCode: code }), timestamp: 1000n + this.#request,
-    }, body);
-  }
-
-  send(partitionId: number, payloads: readonly string[]): Uint8Array {
-    const batch = buildBatch(payloads.map((p, i) => ({ id: BigInt(i + 1), payload: encoder.encode(p), originTimestamp: 1n })));
-    if (!batch.ok) throw new Error(batch.reason);
-    return this.frame(Operation.SendMessages, sendMessagesCommand.encodeRequest({
-      streamId: stringIdentifier(STREAM), topicId: stringIdentifier(TOPIC), partitioning: { kind: 'partition_id', partitionId },
-      messagesCount: payloads.length, batch: batch.value,
-    }));
-  }
-
-  poll(partitionId: number, offset: bigint, count = 1000): Uint8Array {
-    return this.frame(Operation.NonReplicated, pollMessagesCommand.encodeRequest({
-      consumer: { kind: 'consumer', id: numericIdentifier(1) }, streamId: stringIdentifier(STREAM), topicId: stringIdentifier(TOPIC),
-      partitionId, strategy: { kind: 'offset', value: offset }, count, autoCommit: false,
-    }), pollMessagesCommand.code);
-  }
-
-  close(): void {
-    this.raw.destroy();
-  }
-}
 
 function ok(frame: Uint8Array | null, what: string): Uint8Array {
   expect(frame, what).not.toBeNull();
@@ -126,7 +71,7 @@ for (const shards of [1, 2]) describe(`cluster (${shards} shard${shards > 1 ? 's
     const lead = await primaries(cluster, 0);
     const primary = lead[0] as number;
     const backup = [0, 1, 2].find((id) => id !== primary) as number;
-    const conn = await StockConnection.open(cluster, backup, 0xf0_0001n);
+    const conn = await StockConnection.open(cluster, backup, 0xf0_0001n, TARGET);
 
     const sent = await conn.raw.request(conn.send(0, ['a-0', 'a-1', 'a-2'])) as Uint8Array;
     const confirmed = sendMessagesCommand.decodeResponse(ok(sent, 'send through a backup'));
@@ -153,7 +98,7 @@ for (const shards of [1, 2]) describe(`cluster (${shards} shard${shards > 1 ? 's
     const lead = await primaries(cluster, 1);
     const primary = lead[1] as number;
     const backup = [0, 1, 2].find((id) => id !== primary) as number;
-    const conn = await StockConnection.open(cluster, backup, 0xf0_0002n);
+    const conn = await StockConnection.open(cluster, backup, 0xf0_0002n, TARGET);
     const frames = Array.from({ length: 40 }, (_, i) => conn.send(1, [`w-${i}`]));
     for (const frame of frames) conn.raw.write(frame);
     const offsets: bigint[] = [];
@@ -184,7 +129,7 @@ for (const shards of [1, 2]) describe(`cluster (${shards} shard${shards > 1 ? 's
     const lead = await primaries(cluster, 2);
     const primary = lead[2] as number;
     const backup = [0, 1, 2].find((id) => id !== primary) as number;
-    const conn = await StockConnection.open(cluster, backup, 0xf0_0003n);
+    const conn = await StockConnection.open(cluster, backup, 0xf0_0003n, TARGET);
     ok(await conn.raw.request(conn.send(2, ['before'])), 'a write before the kill');
     await cluster.node(primary).stop('SIGKILL');
     const codes = new Set<number>();

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShoalClient } from '@shoal/client';
 import { TestCluster, waitFor } from './support/cluster.js';
+import { scrape, scrapeToken, scrapeWith } from './support/scrape.js';
 import { type ServerHandle, metricSum, metricValue, removeDataDir, startServer } from './support/server.js';
 
 const OPERATIONS_DOC = readFileSync(fileURLToPath(new URL('../../docs/operations.md', import.meta.url)), 'utf8');
@@ -125,8 +126,9 @@ describe('metrics and /ready on a single node', () => {
     expectWellFormed(commitPartition);
     // 20 batches and one Quorum offset store.
     expect(commitPartition.count).toBe(21);
-    // CreateStream, CreateTopic, CreateConsumerGroup, JoinConsumerGroup (logins are sessions, not requests of the ledger).
-    expect(histogram(text, 'shoal_commit_duration_seconds', { plane: 'metadata' }).count).toBe(4);
+    // CreateStream, CreateTopic, CreateConsumerGroup, JoinConsumerGroup, and the scrape's own
+    // CreatePersonalAccessToken (logins are sessions, not requests of the ledger).
+    expect(histogram(text, 'shoal_commit_duration_seconds', { plane: 'metadata' }).count).toBe(5);
     expectWellFormed(histogram(text, 'shoal_fsync_duration_seconds', { plane: 'metadata' }));
     expect(histogram(text, 'shoal_fsync_duration_seconds', { plane: 'partition' }).count).toBeGreaterThan(0);
   });
@@ -162,6 +164,42 @@ describe('metrics and /ready on a single node', () => {
     expect(metricValue(text, 'shoal_ready')).toBe(1);
     expectDocumented(text);
   });
+
+  it('wants a personal access token as the bearer on the metrics endpoint, as the reference does', async () => {
+    const url = `http://${server.http.host}:${server.http.port}/metrics`;
+    const refused = async (headers: Record<string, string>): Promise<void> => {
+      const response = await fetch(url, { headers });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="shoal"');
+      expect(await response.text()).not.toContain('shoal_');
+    };
+    await refused({});
+    await refused({ authorization: 'Basic aWdneTppZ2d5' }); // iggy:iggy: a password is not a bearer
+    await refused({ authorization: 'Bearer not-a-token' });
+    await refused({ authorization: `Bearer ${'x'.repeat(10_000)}` });
+    // Any user's token scrapes (no permission guards the endpoint); it stops working when the
+    // user is deactivated or deleted, or the token deleted.
+    await client.user.create({ username: 'scraper', password: 'scraper-secret' });
+    const scraper = new ShoalClient({ address: server.address, credentials: { username: 'scraper', password: 'scraper-secret' }, heartbeatIntervalMs: 0 });
+    try {
+      const token = await scrapeToken(scraper);
+      expect(metricValue(await scrape(url, token), 'shoal_ready')).toBe(1);
+      await client.user.update({ userId: 'scraper', status: 'inactive' });
+      await waitFor('the inactive user\'s token refused', async () => (await scrapeWith(url, token)).status === 401, 15_000, 100);
+      await client.user.update({ userId: 'scraper', status: 'active' });
+      await scrape(url, token);
+      await client.user.delete({ userId: 'scraper' });
+      await waitFor('the deleted user\'s token refused', async () => (await scrapeWith(url, token)).status === 401, 15_000, 100);
+    } finally {
+      await scraper.destroy();
+    }
+    const doomed = await client.token.create({ name: 'doomed', expiry: 0xFFFF_FFFF_FFFF_FFFFn });
+    await scrape(url, doomed);
+    await client.token.delete({ name: 'doomed' });
+    await waitFor('the deleted token refused', async () => (await scrapeWith(url, doomed)).status === 401, 15_000, 100);
+    // The probes and the dashboard's page stay open (a load balancer has no token).
+    expect((await get(`http://${server.http.host}:${server.http.port}/ready`)).status).toBe(200);
+  });
 });
 
 describe('metrics and /ready on a 3-node cluster', () => {
@@ -177,6 +215,8 @@ describe('metrics and /ready on a 3-node cluster', () => {
   }, 60_000);
 
   const ready = (id: number): Promise<{ status: number; body: string }> => get(`http://127.0.0.1:${cluster.http[id]}/ready`);
+  const metricsUrl = (id: number): string => `http://127.0.0.1:${cluster.http[id]}/metrics`;
+  let patToken = '';
 
   it('answers /ready 503 while a node is alone, 200 on every node once the cluster formed', async () => {
     const alone = await ready(0);
@@ -184,10 +224,15 @@ describe('metrics and /ready on a 3-node cluster', () => {
     const body = JSON.parse(alone.body) as { ready: boolean; failed: string[] };
     expect(body.ready).toBe(false);
     expect(body.failed).toContain('primary');
+    // A lone node cannot make a personal access token; the harness's static token scrapes it.
     expect(metricValue(await cluster.metrics(0), 'shoal_ready')).toBe(0);
+    expect((await fetch(metricsUrl(0))).status).toBe(401);
     await Promise.all([cluster.startNode(1), cluster.startNode(2)]);
     await cluster.leader();
     for (const id of [0, 1, 2]) await waitFor(`node ${id} ready`, async () => (await ready(id)).status === 200);
+    // A personal access token made through the primary scrapes every node once it applied it.
+    patToken = await scrapeToken(cluster.client());
+    for (const id of [0, 1, 2]) expect(metricValue(await scrape(metricsUrl(id), patToken), 'shoal_ready')).toBe(1);
   }, 120_000);
 
   it('measures commit and replication round trips on both planes', async () => {
@@ -213,4 +258,11 @@ describe('metrics and /ready on a 3-node cluster', () => {
     for (const text of scrapes) expect(metricValue(text, 'shoal_partition_messages', { stream: 'c', topic: 't', partition: '0' })).not.toBeNull();
     for (const text of scrapes) expectDocumented(text);
   });
+
+  it('reports a node whose peers are gone as not ready, on /ready and in its metrics', async () => {
+    await Promise.all([cluster.node(1).stop(), cluster.node(2).stop()]);
+    await waitFor('node 0 not ready', async () => (await ready(0)).status === 503, 30_000, 250);
+    // It checks the personal access token against its own metadata copy: no peer needed.
+    expect(metricValue(await scrape(metricsUrl(0), patToken), 'shoal_ready')).toBe(0);
+  }, 60_000);
 });

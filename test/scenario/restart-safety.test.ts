@@ -22,6 +22,7 @@ import { buildSuffix } from '../../packages/consensus/src/dvc-suffix.js';
 const COMMIT = 9;
 const PREPARE = 6;
 const DVC = 11;
+const REPAIR_PREPARE = 19;
 
 function opOf(frame: Uint8Array): number {
   return Number(new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getBigUint64(176, true));
@@ -131,6 +132,53 @@ describe('restarted replicas never lose what was acknowledged', () => {
       const log = (cluster.nodes[node]?.sm as unknown as { log: { base: number; payload: string }[] }).log;
       expect(log.slice(0, 12).map((b) => b.payload)).toEqual(Array.from({ length: 12 }, (_, i) => `m${i + 1}`));
       expect(log.slice(0, 12).map((b) => b.base)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    }
+  });
+
+  // Found by the simulator (seed 20 of 3): a backup adopted a StartView whose log ended above its
+  // journal (it never got ops 5 and 6), persisted the new log view, and restarted. Its DoViewChange
+  // then claimed that log view with the head of its journal (4); merged with the older log view's
+  // replica (which held 5 and 6, committed), the newer log view won and 5 and 6 were dropped. Now
+  // the unheld tail is recorded as faulty at adoption: the restarted backup reports its log as
+  // ending at 6, and the view waits for a copy of 5 and 6 it can trust.
+  it('a backup that adopted a log ending above its journal, then restarted, does not let a view drop that tail', () => {
+    const cluster = new Cluster({ replicas: 3, plane: 'partition', flushEvery: 16 });
+    for (let i = 1; i <= 4; i++) {
+      write(cluster, 0, i);
+      cluster.run(2);
+    }
+    cluster.runUntil(() => cluster.converged(4), 300);
+    // Ops 5 and 6 are acknowledged by 0 and 1 alone.
+    const cutOff = (m: { to: number }): boolean => m.to === 2;
+    cluster.filters.push(cutOff);
+    const tokens = [5, 6].map((i) => write(cluster, 0, i).token);
+    cluster.runUntil(() => tokens.every((t) => acked(cluster, t)), 300);
+    cluster.crash(0);
+    // Replica 2 is back, but no body of 5 or 6 ever reaches it: it adopts view 1's log (op 6) without them.
+    cluster.filters.splice(cluster.filters.indexOf(cutOff), 1);
+    cluster.filters.push((m) => m.to === 2 && (m.command === PREPARE || m.command === REPAIR_PREPARE));
+    cluster.runUntil(() => {
+      const s = cluster.nodes[2]?.r.status;
+      return s !== undefined && s.status === 'normal' && s.logView >= 1 && s.op === 6;
+    }, 3000);
+    expect(cluster.nodes[2]?.r.status.journalOps).not.toContain(5);
+    cluster.crash(1);
+    cluster.crash(2);
+    cluster.heal();
+    cluster.restart(0);
+    cluster.restart(2);
+    // 0 (log view 0, holds 5 and 6) and 2 (log view 1, holds neither) alone must not drop them.
+    cluster.run(3000);
+    expect(cluster.nodes[0]?.r.status.journalOps).toEqual(expect.arrayContaining([5, 6]));
+    for (const node of [0, 2]) {
+      const s = cluster.nodes[node]?.r.status;
+      if (s?.status === 'normal') expect(s.op).toBeGreaterThanOrEqual(6);
+    }
+    cluster.restart(1);
+    cluster.runUntil(() => cluster.primary() !== null && cluster.converged(6), 20_000);
+    for (const node of [0, 1, 2]) {
+      const log = (cluster.nodes[node]?.sm as unknown as { log: { payload: string }[] }).log;
+      expect(log.slice(0, 6).map((b) => b.payload)).toEqual(['m1', 'm2', 'm3', 'm4', 'm5', 'm6']);
     }
   });
 

@@ -115,6 +115,9 @@ function bodiesFor(o: Options): { body: Uint8Array; messages: number; bytes: num
   return out;
 }
 
+/** u64::MAX: a personal access token that never expires. */
+const NEVER_EXPIRES = 0xFFFF_FFFF_FFFF_FFFFn;
+
 const RELAXED = { messages_required_to_save: 16_777_216, size_of_messages_required_to_save: '1 GiB' } as const;
 
 async function runConfig(o: Options, shards: number, sync: SyncProfile): Promise<ConfigResult> {
@@ -123,6 +126,8 @@ async function runConfig(o: Options, shards: number, sync: SyncProfile): Promise
     const admin = new ShoalClient({ address: `${server.host}:${server.port}`, credentials: { username: 'iggy', password: 'iggy' }, heartbeatIntervalMs: 0 });
     await admin.stream.create({ name: 'bench' });
     await admin.topic.create({ streamId: 0, name: 'load', partitionsCount: o.partitions, ...(sync === 'relaxed' ? { options: RELAXED } : {}) });
+    // The metrics endpoint wants a personal access token (docs/operations.md "HTTP endpoints").
+    const scrapeToken = await admin.token.create({ name: 'bench-scrape', expiry: NEVER_EXPIRES });
     await admin.destroy();
     const bodies = bodiesFor(o);
     // One after the other, like independent clients arriving: the kernel hands each accept to
@@ -143,7 +148,7 @@ async function runConfig(o: Options, shards: number, sync: SyncProfile): Promise
     const t0 = process.hrtime.bigint();
     await new Promise((resolve) => setTimeout(resolve, o.durationS * 1000));
     const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
-    const metrics = await (await fetch(server.metricsUrl)).text();
+    const metrics = await (await fetch(server.metricsUrl, { headers: { authorization: `Bearer ${scrapeToken}` } })).text();
     const loopMax = metrics.split('\n').filter((l) => l.startsWith('shoal_event_loop_delay_seconds') && l.includes('quantile="max"'))
       .map((l) => `${/thread="([^"]+)"/.exec(l)?.[1]}=${(Number(l.slice(l.lastIndexOf(' ') + 1)) * 1000).toFixed(0)}ms`);
     if (process.env['SHOAL_BENCH_DEBUG'] !== undefined) console.log(`  event-loop delay max: ${loopMax.join(' ')}`);

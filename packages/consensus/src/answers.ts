@@ -6,6 +6,7 @@
  */
 import {
   EvictionReason,
+  HEADER_SIZE,
   encodeEvictionHeader,
   encodeReplyFrame,
   encodeResultRejection,
@@ -14,6 +15,8 @@ import {
 import type { Core } from './core.js';
 import type { SessionOutcome } from './effects.js';
 import { forwardLogoutResultFrame, forwardRegisterResultFrame } from './frames.js';
+import { memberReplyFrame } from './group-commit.js';
+import type { JournalEntry } from './journal.js';
 import type { Awaiter, ClientRequest, PipelineEntry } from './pipeline.js';
 import { sendDirect } from './send.js';
 import type { ClientToken, ReplicaIndex } from './types.js';
@@ -47,10 +50,18 @@ export function evict(c: Core, client: bigint, token: ClientToken | null, reason
   c.effects.push({ kind: 'client_frame', client, token, frame });
 }
 
-/** The committed reply of a pipeline entry, to its awaiter or its client (§4.10). */
-export function answerCommitted(c: Core, entry: PipelineEntry, reply: Uint8Array): void {
+/**
+ * The committed reply of a pipeline entry, to its awaiter or its client (§4.10); a group's
+ * members each get their own (group-commit.ts), in the order they were queued.
+ */
+export function answerCommitted(c: Core, entry: PipelineEntry, reply: Uint8Array, journal: JournalEntry): void {
   if (entry.awaiter !== null) {
     finishAwaiter(c, entry.awaiter, entry);
+    return;
+  }
+  if (entry.members !== null) {
+    const payload = reply.subarray(HEADER_SIZE);
+    for (const m of entry.members) c.effects.push({ kind: 'client_frame', client: m.client, token: m.token, frame: memberReplyFrame(c, journal, m, payload) });
     return;
   }
   if (entry.client === 0n) return;

@@ -87,7 +87,7 @@ function nextApplicable(c: Core): JournalEntry | null {
  */
 export function walkCommitted(c: Core): boolean {
   if (c.transferring()) return false;
-  const replies: { entry: PipelineEntry; reply: Uint8Array }[] = [];
+  const replies: { entry: PipelineEntry; reply: Uint8Array; journal: JournalEntry }[] = [];
   while (c.commitMin < c.commitMax) {
     const entry = nextApplicable(c);
     if (entry === null) break;
@@ -95,11 +95,11 @@ export function walkCommitted(c: Core): boolean {
     const head = c.pipeline.head();
     if (head !== undefined && head.op === entry.op) {
       assert(head.checksum === entry.checksum, 'pipeline head differs from the applied entry');
-      replies.push({ entry: c.pipeline.shift(), reply });
+      replies.push({ entry: c.pipeline.shift(), reply, journal: entry });
     }
   }
   pruneCanon(c);
   retainPartitionJournal(c);
-  for (const { entry, reply } of replies) answerCommitted(c, entry, reply);
+  for (const { entry, reply, journal } of replies) answerCommitted(c, entry, reply, journal);
   return true;
 }

@@ -17,7 +17,8 @@ import type { Core } from './core.js';
 import { commitFrame, prepareFrame } from './frames.js';
 import { entryFromFrame } from './journal.js';
 import { forwardAlongChain, journalAppend } from './journal-write.js';
-import type { QueuedRequest, RequestOutcome } from './pipeline.js';
+import { takeGroup } from './group-commit.js';
+import type { GroupMember, QueuedRequest, RequestOutcome } from './pipeline.js';
 import { broadcastGated } from './send.js';
 import { checksumAt, setCanon } from './trust.js';
 import type { Op } from './types.js';
@@ -95,16 +96,19 @@ export function admit(c: Core, q: QueuedRequest): RequestOutcome {
   return propose(c, q) ? 'proposed' : 'answered';
 }
 
-/** Moves parked requests into free prepare slots (FIFO) while this is a caught-up primary. */
+/**
+ * Moves parked requests into free prepare slots (FIFO) while this is a caught-up primary; each
+ * slot takes a group of them where the state machine can join them (group-commit.ts).
+ */
 export function promoteRequests(c: Core): void {
   while (!c.pipeline.full && c.pipeline.requests.length > 0 && c.isCaughtUpPrimary() && journalHasRoom(c, c.op + 1)) {
-    const q = c.pipeline.requests.shift() as QueuedRequest;
-    propose(c, q);
+    const group = takeGroup(c);
+    propose(c, group.request, group.members);
   }
 }
 
 /** §4.4 + §4.5: build the prepare for op + 1, journal it, start replicating. False if rejected. */
-function propose(c: Core, q: QueuedRequest): boolean {
+function propose(c: Core, q: QueuedRequest, members: readonly GroupMember[] | null = null): boolean {
   assert(c.isActingPrimary() && !c.pipeline.full, 'propose: not an acting primary with a free slot');
   maybeCheckpoint(c);
   const op = c.op + 1;
@@ -120,7 +124,8 @@ function propose(c: Core, q: QueuedRequest): boolean {
   if (q.operation !== Operation.Register && q.operation !== Operation.Logout) {
     const verdict = c.sm.prepare({ operation: q.operation, body: q.body, client: q.client, userId, op, timestamp });
     if (!verdict.ok) {
-      if (q.awaiter === null && q.token !== null) evict(c, q.client, q.token, verdict.eviction);
+      if (members !== null) for (const m of members) evict(c, m.client, m.token, verdict.eviction);
+      else if (q.awaiter === null && q.token !== null) evict(c, q.client, q.token, verdict.eviction);
       return false;
     }
     operation = verdict.operation;
@@ -140,7 +145,7 @@ function propose(c: Core, q: QueuedRequest): boolean {
   const entry = entryFromFrame(frame, false, true, true);
   c.pipeline.push({
     op, checksum: entry.checksum, parent: entry.parent, client: q.client, request: q.request, operation,
-    token: q.token, awaiter: q.awaiter, acks: 0, quorum: false,
+    token: q.token, awaiter: q.awaiter, members, acks: 0, quorum: false,
   });
   // Pre-advance the sequencer, the chain and the timestamp floor with the append (pitfall 1).
   c.op = op;

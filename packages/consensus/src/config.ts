@@ -31,8 +31,20 @@ export interface ConsensusConfig {
   /** This replica's index. */
   readonly replica: number;
   readonly replicaCount: number;
-  /** In-flight prepares (1..127); the request queue holds twice as many. */
+  /** In-flight prepares (1..127). */
   readonly prepareQueueDepth: number;
+  /**
+   * Requests parked for a prepare slot (request-queue.ts), by count (default 2 × depth, the
+   * reference) and by body bytes (default: no bound beyond the count).
+   */
+  readonly requestQueueMax: number;
+  readonly requestQueueBytesMax: number;
+  /**
+   * Group commit (group-commit.ts): at most this many queued requests joined into one prepare
+   * (1 = off, the metadata plane), with at most `groupBytesMax` request body bytes in all.
+   */
+  readonly groupRequestsMax: number;
+  readonly groupBytesMax: number;
   /** Metadata journal slots (WAL index capacity). */
   readonly journalSlots: number;
   /** Checkpoint when fewer than this many slots remain (default max(64, depth)). */
@@ -83,6 +95,10 @@ export function makeConfig(input: ConfigInput): ConsensusConfig {
   const messageSizeMax = input.messageSizeMax ?? 64 * 1024 * 1024;
   const config: ConsensusConfig = {
     prepareQueueDepth: depth,
+    requestQueueMax: 2 * depth,
+    requestQueueBytesMax: Number.MAX_SAFE_INTEGER,
+    groupRequestsMax: 1,
+    groupBytesMax: messageSizeMax - HEADER_SIZE,
     journalSlots: 1024,
     checkpointMargin: Math.max(64, depth),
     clientsTableMax: 8192,
@@ -114,6 +130,11 @@ export function checkConfig(c: ConsensusConfig): void {
   assert(Number.isInteger(c.replica) && c.replica >= 0 && c.replica < c.replicaCount, 'config replica out of range');
   positiveInt(c.prepareQueueDepth, 'prepareQueueDepth');
   assert(c.prepareQueueDepth <= PREPARE_QUEUE_DEPTH_MAX, 'prepareQueueDepth must be <= 127');
+  positiveInt(c.requestQueueMax, 'requestQueueMax');
+  positiveInt(c.requestQueueBytesMax, 'requestQueueBytesMax');
+  positiveInt(c.groupRequestsMax, 'groupRequestsMax');
+  positiveInt(c.groupBytesMax, 'groupBytesMax');
+  assert(c.groupBytesMax <= c.messageSizeMax - HEADER_SIZE, 'groupBytesMax must leave room for the prepare header within messageSizeMax');
   positiveInt(c.journalSlots, 'journalSlots');
   positiveInt(c.checkpointMargin, 'checkpointMargin');
   assert(c.checkpointMargin >= c.prepareQueueDepth, 'checkpointMargin must cover the pipeline');

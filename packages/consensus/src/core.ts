@@ -137,7 +137,7 @@ export class Core {
     this.quorums = quorums(config.replicaCount);
     this.effects = new EffectBuffer(config.effectsCapacity);
     this.timers = new Timers(config.ticks);
-    this.pipeline = new Pipeline(config.prepareQueueDepth);
+    this.pipeline = new Pipeline(config.prepareQueueDepth, config.requestQueueMax, config.requestQueueBytesMax);
     this.clientTable = plane.clientTable ? new ClientTable(config.clientsTableMax) : null;
     this.vc = newViewChangeState();
     this.sb = newSuperblockState();

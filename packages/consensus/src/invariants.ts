@@ -38,6 +38,7 @@ export function checkInvariants(c: Core, previous: Watermarks): void {
   }
   if (c.isActingPrimary()) assert(c.lastPrepareChecksum === (c.journal.get(c.op)?.checksum ?? c.lastPrepareChecksum), 'chain head mismatch');
   assert(c.pipeline.requests.length <= c.pipeline.requests.capacity, 'request queue over capacity');
+  assert(c.pipeline.requests.bytes <= c.pipeline.requests.bytesMax, 'request queue over its byte bound');
   const sb = c.sb.durable;
   if (sb !== null) assert(sb.logView <= sb.view, 'durable log_view above view');
   if (c.transfer.stage === 'idle') assert(c.transfer.session === null, 'idle transfer with a session');

@@ -8,9 +8,9 @@
  *   4. scan op = max(commit_max, 1) .. op_head_max: canonical header, tally copies (present
  *      matching headers) and nacks (explicit bits; a log ending below, unless the sender does not
  *      know where its log ends: a blank head without a nack bit; an older-log_view header
- *      that differs); abstain outside a sender's window; a nack quorum truncates above commit_max
- *      (and deadlocks at or below it); no usable canonical copy waits for repair (or deadlocks
- *      once all n DVCs are in);
+ *      that differs from a known canonical header); abstain outside a sender's window; a nack quorum truncates above commit_max
+ *      (and deadlocks at or below it); no usable canonical copy waits for repair (or, once all
+ *      n DVCs are in, drops an op nobody holds a body of, and deadlocks otherwise);
  *   5. chain the canonical headers from op_head down to max(commit_max, 1);
  *   6. "committed elsewhere": older-log_view headers at or below their sender's commit that the
  *      header list does not cover, kept only when chained to the header above them.
@@ -76,6 +76,11 @@ function canonicalAt(canonical: readonly DvcRecord[], op: Op): DvcEntry | null |
   return found;
 }
 
+/** Some DVC holds the body of an op at `op` (any log view: it may be the canonical op). */
+function presentAnywhere(dvcs: readonly DvcRecord[], op: Op): boolean {
+  return dvcs.some((d) => entryAt(d, op)?.present === true);
+}
+
 /** No DVC holds a non-blank header at `op`. */
 function noValidHeader(dvcs: readonly DvcRecord[], op: Op): boolean {
   return dvcs.every((d) => {
@@ -108,7 +113,10 @@ function tally(dvcs: readonly DvcRecord[], op: Op, canonical: DvcEntry | null, c
     if (e === null) continue; // outside its window: abstain
     if (!e.blank && canonical !== null && e.checksum === canonical.checksum && e.present) copies++;
     if (e.nack) nacks++;
-    else if (!e.blank && dvc.logView < canonicalLogView && (canonical === null || e.checksum !== canonical.checksum)) nacks++;
+    // An older log view's header is evidence against the canonical op only when that op is
+    // known and differs: with no canonical header (its senders hold a blank there: a restarted
+    // replica's unheld tail, a lost tail) the older copy may be the committed op itself.
+    else if (!e.blank && dvc.logView < canonicalLogView && canonical !== null && e.checksum !== canonical.checksum) nacks++;
   }
   return { copies, nacks, unknownEnds };
 }
@@ -144,10 +152,12 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
       if (copies === 0) paths.add('commit_point_without_copy');
       continue;
     }
-    if (dvcs.length >= replicaCount && op > commitMax && !conflict && copies === 0) {
+    if (dvcs.length >= replicaCount && op > commitMax && !conflict && copies === 0 && !presentAnywhere(dvcs, op)) {
       // Every replica spoke and none holds this op's body (some may know its header: a faulty
       // slot it will not nack, a StartView anchor): nobody can ever serve it. It is dropped with
-      // everything above it. Deviation: upstream deadlocks here forever.
+      // everything above it. Deviation: upstream deadlocks here forever. Not when an older log
+      // view holds a body there while the canonical header is unknown: it may be the committed
+      // op (waiting is the safe outcome).
       paths.add('unservable_truncation');
       opHead = op - 1;
       break;

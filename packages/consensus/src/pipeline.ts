@@ -1,7 +1,7 @@
 /**
  * The primary's two queues (§4.3):
  *
- *   prepare queue (≤ depth, consecutive ops, hash-chained)      request queue (≤ 2 × depth, FIFO)
+ *   prepare queue (≤ depth, consecutive ops, hash-chained)      request queue (request-queue.ts, FIFO)
  *   ┌────────┬────────┬────────┐                               ┌─────┬─────┬─────┐
  *   │ op c+1 │ op c+2 │ op c+3 │ ◀── promoted as heads commit ─│ req │ req │ req │ ◀── admitted
  *   └────────┴────────┴────────┘                               └─────┴─────┴─────┘
@@ -10,8 +10,9 @@
  * Each prepare entry tracks its ack set (bitmask of replicas whose PrepareOk matched the entry's
  * checksum) and whether it reached the replication quorum.
  */
-import { assert, BoundedQueue } from '@shoal/stdx';
+import { assert } from '@shoal/stdx';
 import { countBits, maskHas, maskWith } from './quorums.js';
+import { RequestQueue } from './request-queue.js';
 import type { ClientToken, Op } from './types.js';
 
 /** A client request, authenticated and authorised by the host (the session fence is ours). */
@@ -42,6 +43,18 @@ export type Awaiter =
       readonly commitMaxBefore: Op;
     };
 
+/** One client request of a prepare that joins several (group commit): whom to answer, and how. */
+export interface GroupMember {
+  readonly client: bigint;
+  readonly request: bigint;
+  readonly requestChecksum: bigint;
+  readonly timestamp: bigint;
+  readonly operation: number;
+  readonly token: ClientToken;
+  /** The state machine's key to this request's part of the op's reply (`memberReply`). */
+  readonly share: number;
+}
+
 export interface PipelineEntry {
   readonly op: Op;
   readonly checksum: bigint;
@@ -53,6 +66,11 @@ export interface PipelineEntry {
   readonly token: ClientToken | null;
   /** Cleared once answered (a view change cancels it before the entry itself goes). */
   awaiter: Awaiter | null;
+  /**
+   * Group commit: the requests this prepare joins, in queue order, each answered on commit with
+   * its own reply (the header's client/request are the first one's). Null: one request.
+   */
+  readonly members: readonly GroupMember[] | null;
   acks: number;
   quorum: boolean;
 }
@@ -69,11 +87,12 @@ export interface QueuedRequest extends Omit<ClientRequest, 'token'> {
 export class Pipeline {
   readonly depth: number;
   readonly #prepares: PipelineEntry[] = [];
-  readonly requests: BoundedQueue<QueuedRequest>;
+  readonly requests: RequestQueue<QueuedRequest>;
 
-  constructor(depth: number) {
+  /** `requestsMax` / `requestBytesMax`: the request queue's bounds (default 2 × depth, no byte bound). */
+  constructor(depth: number, requestsMax = 2 * depth, requestBytesMax = Number.MAX_SAFE_INTEGER) {
     this.depth = depth;
-    this.requests = new BoundedQueue<QueuedRequest>(2 * depth);
+    this.requests = new RequestQueue<QueuedRequest>(requestsMax, requestBytesMax);
   }
 
   get length(): number {

@@ -173,7 +173,7 @@ function startView(c: Core): void {
     if (entry.timestamp > c.lastTimestamp) c.lastTimestamp = entry.timestamp;
     c.pipeline.push({
       op, checksum: entry.checksum, parent: entry.parent, client: entry.client, request: entry.request,
-      operation: entry.operation, token: null, awaiter: null, acks: 0, quorum: false,
+      operation: entry.operation, token: null, awaiter: null, members: null, acks: 0, quorum: false,
     });
   }
   if (!c.pipeline.empty) c.timers.prepare.start();
@@ -264,6 +264,7 @@ function adopt(c: Core, view: View, op: Op, commit: Op, headers: readonly DvcEnt
   reconcile(c, op, commit, new Map(headers.map((e) => [e.op, e.checksum])));
   c.op = op;
   forgetLostTail(c);
+  recordUnheldTail(c);
   capRecoveryBarrier(c);
   const head = c.journal.get(op);
   c.lastPrepareChecksum = headers[0]?.op === op ? headers[0].checksum : (head?.checksum ?? c.lastPrepareChecksum);
@@ -281,6 +282,23 @@ function adopt(c: Core, view: View, op: Op, commit: Op, headers: readonly DvcEnt
  */
 function forgetLostTail(c: Core): void {
   forgetFaultyAbove(c, c.op);
+}
+
+/**
+ * The adopted log may end above what this replica holds. Its log view then vouches for ops it
+ * lacks: after a restart its sequencer is its journal head, and a DoViewChange claiming that
+ * log view with the shorter head let a merge drop an op committed in an older view (seed 20 of 3:
+ * a backup adopted a StartView with op 52, crashed before it fetched 52, and led view 2 with a
+ * log ending at 51 and the older-log-view copy of 52 ignored). The missing tail is recorded
+ * durably as faulty (before the superblock holds the new log view: effects run in order), so
+ * a restarted replica reports its log as ending at the adopted head, without nacks there.
+ */
+function recordUnheldTail(c: Core): void {
+  const from = Math.max(c.journal.head, c.commitMin) + 1;
+  if (from > c.op) return;
+  for (let op = from; op <= c.op; op++) c.journal.faulty.add(op);
+  c.mark(Mark.AdoptedUnheldTail, `ops ${from}..${c.op}`);
+  c.effects.push({ kind: 'journal_truncate', fromOp: from, faultyThrough: c.op });
 }
 
 /**

@@ -8,6 +8,8 @@
  *   (c) bookkeeping            every replica  journaled(prepare, source) / truncated(fromOp)
  *   (d) apply a committed op   every replica  apply(prepare)              → reply payload bytes
  *   (e) client-table effects   metadata       logout(client)              (Register has none)
+ *   (f) group commit           primary        combine(operation, bodies)  → one body + each one's share
+ *                              primary        memberReply(payload, share) → one member's reply payload
  *
  * Rules the implementation must keep:
  * - `apply` is called exactly once per op, in op order, with commit_min + 1; it must be a pure
@@ -62,6 +64,15 @@ export interface PrepareRecord {
   readonly body: Uint8Array;
 }
 
+/**
+ * (f) Several queued requests joined into one prepare body (before `prepare` stamps it):
+ * `shares[i]` is what `memberReply` needs to carve request i's reply out of the op's reply
+ * (partition: the index of its first message in the joined batch).
+ */
+export type CombineVerdict =
+  | { readonly ok: true; readonly body: Uint8Array; readonly shares: readonly number[] }
+  | { readonly ok: false };
+
 export type JournalSource = 'primary' | 'live' | 'repair' | 'restore';
 
 export interface StateMachine {
@@ -77,4 +88,10 @@ export interface StateMachine {
   apply(prepare: PrepareRecord): Uint8Array;
   /** (e) Metadata: a committed Logout removed this client (drop it from consumer groups). */
   logout(client: bigint): void;
+  /** (f) May requests of this operation be joined into one prepare? Absent: never. */
+  combinable?(operation: number): boolean;
+  /** (f) Joins the bodies (in queue order) into one prepare body, or refuses (each goes alone). */
+  combine?(operation: number, bodies: readonly Uint8Array[]): CombineVerdict;
+  /** (f) The reply payload of one joined request, from the op's reply payload and its share. */
+  memberReply?(payload: Uint8Array, share: number): Uint8Array;
 }

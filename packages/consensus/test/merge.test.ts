@@ -200,4 +200,21 @@ describe('merge (§5.5)', () => {
     const headerOnly = (replica: number): DvcRecord => dvc(replica, 1, 5, 4, [h(5, 1, 1, { present: false }), h(4)]);
     expect(merge([headerOnly(0), headerOnly(1), faultyAt5(2)], 3, q3)).toMatchObject({ kind: 'ready', opHead: 4 });
   });
+
+  // A restarted backup of log view 1 lost the headers view 1's StartView gave it (they are not
+  // persisted): a hole at 5 it never acked (nack bit), its unheld tail 6 (faulty: blank, no nack).
+  // Replica 0, still in log view 0, holds 5 and 6, committed there. Before, its copy counted as a
+  // nack "an older log_view header that differs" although nothing canonical is known at 5: two
+  // nacks truncated the committed op.
+  const restartedBackup = (replica: number, holeNack: boolean): DvcRecord => dvc(replica, 1, 6, 4, [blank(6, false), blank(5, holeNack), h(4)]);
+
+  it('an older log view\'s copy is no nack while the canonical header there is unknown', () => {
+    const r = merge([restartedBackup(2, true), dvc(0, 0, 6, 3, chainA(6, 3))], 3, q3);
+    expect(r).toEqual({ kind: 'awaiting_repair', op: 5 });
+  });
+
+  it('with all n DVCs in and no canonical header, an older log view\'s body blocks the unservable drop', () => {
+    const r = merge([restartedBackup(1, false), restartedBackup(2, false), dvc(0, 0, 6, 3, chainA(6, 3))], 3, q3);
+    expect(r).toEqual({ kind: 'deadlocked', op: 5 });
+  });
 });

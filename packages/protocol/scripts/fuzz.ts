@@ -5,11 +5,36 @@
  * line per target, every failure with its seed, iteration and input hex, then `N inputs, M
  * failures`. Exit code 1 on any failure (a target that fails to load counts). Without --seed a
  * fresh seed is drawn and printed; the same --seed replays the same inputs. `--dir` fuzzes the
- * targets of another folder (default: scripts/fuzz/targets).
+ * targets of other folders, comma-separated (default: DEFAULT_DIRS).
  */
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { discoverTargets, fuzzTarget, type FuzzFailure } from './fuzz/harness.js';
+import { TARGETS_DIR, discoverTargets, fuzzTarget, type FuzzFailure, type LoadedTargets } from './fuzz/harness.js';
+
+/**
+ * This package's targets (wire codecs), and the runtime's (the decoders of its own frames and
+ * headers: forwarding channel, HTTP bearer, offset-write bodies), which this package cannot import.
+ */
+const DEFAULT_DIRS = [TARGETS_DIR, fileURLToPath(new URL('../../runtime/scripts/fuzz-targets', import.meta.url))];
+
+/** Every folder's targets; a name used twice is a load failure. */
+async function discoverAll(dirs: readonly string[], seed: bigint): Promise<LoadedTargets> {
+  const targets: LoadedTargets['targets'] = [];
+  const failures: FuzzFailure[] = [];
+  for (const dir of dirs) {
+    const loaded = await discoverTargets(dir, seed);
+    failures.push(...loaded.failures);
+    for (const target of loaded.targets) {
+      if (targets.some((t) => t.name === target.name)) {
+        failures.push({ target: target.name, iteration: -1, seed: seed.toString(), kind: 'load', detail: `duplicate target name ${target.name} (${dir})`, inputHex: '' });
+      } else {
+        targets.push(target);
+      }
+    }
+  }
+  return { targets, failures };
+}
 
 const PRINTED_FAILURES_PER_TARGET = 20;
 
@@ -38,7 +63,8 @@ async function main(): Promise<number> {
   const seed = parseSeed(values.seed);
   console.log(`fuzz seed ${seed} (replay: --seed ${seed}), ${iterations} inputs per target`);
 
-  const loaded = await discoverTargets(values.dir === undefined ? undefined : resolve(values.dir), seed);
+  const dirs = values.dir === undefined ? DEFAULT_DIRS : values.dir.split(',').map((d) => resolve(d.trim()));
+  const loaded = await discoverAll(dirs, seed);
   const wanted = values.target === undefined ? null : new Set(values.target.split(',').map((s) => s.trim()));
   const targets = wanted === null ? loaded.targets : loaded.targets.filter((t) => wanted.has(t.name));
   if (wanted !== null) {

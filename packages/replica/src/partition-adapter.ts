@@ -10,10 +10,14 @@
  *   consumer-offset file) is QUEUED here and performed by the driver before any effect of the
  *   same core call (`takeStorageWork`), so the log holds a committed batch before its reply leaves.
  *
+ * - `combine` / `memberReply` (group commit, consensus group-commit.ts): queued SendMessages
+ *   batches join into one batch (`concatBatches`: exactly the batch one producer would have sent
+ *   with all their messages), and each request's reply names the offset of its first message.
+ *
  * Replies: SendMessages → its response payload; 161/162/68 → result-framed.
  */
-import type { JournalSource, Op, PrepareInput, PrepareRecord, PrepareVerdict, StateMachine } from '@shoal/consensus';
-import { Operation, encodeResultRejection, encodeResultSuccess, isResultFramed } from '@shoal/protocol';
+import type { CombineVerdict, JournalSource, Op, PrepareInput, PrepareRecord, PrepareVerdict, StateMachine } from '@shoal/consensus';
+import { Operation, concatBatches, encodeResultRejection, encodeResultSuccess, isResultFramed, sendMessagesCommand } from '@shoal/protocol';
 import { type ConsumerRef, type PartitionState, decodeDeleteOffsetBody, decodeStoreOffsetBody, offsetWriteBodyProblem } from '@shoal/state';
 import type { AppliedOp } from './ports.js';
 
@@ -66,6 +70,24 @@ export class PartitionAdapter implements StateMachine {
     if (input.operation !== Operation.SendMessages) return { ok: true, operation: input.operation, body: input.body };
     const stamped = this.state.stamp(input.body, { timestamp: input.timestamp });
     return stamped.ok ? { ok: true, operation: input.operation, body: stamped.bytes } : { ok: false, eviction: 5 };
+  }
+
+  combinable(operation: number): boolean {
+    return operation === Operation.SendMessages;
+  }
+
+  combine(operation: number, bodies: readonly Uint8Array[]): CombineVerdict {
+    if (operation !== Operation.SendMessages) return { ok: false };
+    const joined = concatBatches(bodies);
+    return joined.ok ? { ok: true, body: joined.value.bytes, shares: joined.value.starts } : { ok: false };
+  }
+
+  /** A joined request's SendMessages reply: the op's confirmation moved to its first message. */
+  memberReply(payload: Uint8Array, share: number): Uint8Array {
+    const reply = sendMessagesCommand.decodeResponse(payload);
+    if (!reply.ok) return payload;
+    const confirmations = reply.value.confirmations.map((c) => ({ ...c, baseOffset: c.baseOffset + BigInt(share) }));
+    return sendMessagesCommand.encodeResponse({ confirmations });
   }
 
   verify(prepare: PrepareRecord): string | null {

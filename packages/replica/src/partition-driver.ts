@@ -77,6 +77,8 @@ function fullConfig(input: DriverOptions['config']): ConsensusConfig {
 }
 
 const COMMAND_REPAIR_PREPARE = 19;
+/** How `openStorage` words an I/O error (anything else it returns is a refusal reason). */
+const IO_PREFIX = 'io: ';
 const KIND_TO_STORE = { consumer: 'consumer', consumer_group: 'group' } as const;
 
 /** Poll read failures surface as a typed code, never as a crash. */
@@ -159,11 +161,13 @@ export class PartitionDriver extends GroupDriver {
     const config = fullConfig(options.config);
     const storageOptions: PartitionStorageOptions = { ...PARTITION_STORAGE_DEFAULTS, ...options.storage, lendViews: true };
     let opened = openStorage(options.disk, options.dir, storageOptions);
-    if (typeof opened === 'string') return { ok: false, reason: 'partition_recovery_refused', detail: opened };
+    // An I/O error (EIO, ENOSPC) is the environment failing, not files that contradict each
+    // other: a host wipes a refused partition to rebuild it, never one it merely could not write.
+    if (typeof opened === 'string') return { ok: false, reason: opened.startsWith(IO_PREFIX) ? 'partition_io' : 'partition_recovery_refused', detail: opened };
     if (options.createdRevision !== undefined && opened.purgeRecord.createdRevision !== options.createdRevision) {
       const fresh = recreate(options.disk, opened, storageOptions, options.createdRevision);
       if (typeof fresh === 'string') {
-        return { ok: false, reason: fresh.startsWith('io:') || fresh.startsWith('recreate:') ? 'partition_io' : 'partition_recovery_refused', detail: fresh };
+        return { ok: false, reason: fresh.startsWith(IO_PREFIX) || fresh.startsWith('recreate:') ? 'partition_io' : 'partition_recovery_refused', detail: fresh };
       }
       opened = fresh;
     }
@@ -665,7 +669,7 @@ function offsetConsumerOf(operation: number, body: Uint8Array): ConsumerRef | nu
 function openStorage(disk: Disk, dir: string, options: PartitionStorageOptions): PartitionStorage | string {
   const opened = PartitionStorage.open(disk, dir, options);
   if (opened.ok) return opened.value;
-  return opened.error.kind === 'io' ? `io: ${opened.error.fault.message}` : opened.error.reason;
+  return opened.error.kind === 'io' ? `${IO_PREFIX}${opened.error.fault.message}` : opened.error.reason;
 }
 
 /** Batches at or above `offset` in the log (one index entry per batch). */

@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { buildBatch, createStreamCommand, Operation, readBatchHeader } from '@shoal/protocol';
 import { encodeStoreOffsetBody } from '@shoal/state';
 import { MetadataDriver, MetadataHost, echoReply, decodeClientTableSnapshot, encodeClientTableSnapshot } from '../src/index.js';
-import { type Harness, metadataHarness, partitionHarness } from './support/harness.js';
-import type { PartitionDriver } from '../src/index.js';
+import { type Harness, PARTITION_GROUP, metadataHarness, partitionHarness } from './support/harness.js';
+import { PartitionDriver } from '../src/index.js';
+import { SimDisk } from '@shoal/storage';
 
 const COMMAND_PREPARE = 6;
 const COMMAND_PREPARE_OK = 7;
@@ -267,6 +268,22 @@ describe('partition driver', () => {
     const reason = h.driver(1).onMessage(repair);
     if (reason !== null) dropped.push(reason);
     expect(dropped[0]).toMatch(/^repair_batch_/);
+  });
+
+  // Simulator seed 300 of 3: an injected EIO while a new partition's storage was being created
+  // came back as partition_recovery_refused, so the host "wiped" a directory that did not exist
+  // yet (and threw). An I/O error is partition_io: the process exits and restarts.
+  it('an I/O error while opening the partition is partition_io, not a refusal', () => {
+    const disk = new SimDisk({ seed: 9 });
+    disk.failNext('EIO', 1);
+    const h = partitionHarness(1);
+    const opened = PartitionDriver.open({
+      ...h.options(0), disk, dir: '/data/streams/1/topics/0/partitions/0', group: PARTITION_GROUP,
+      identity: { streamId: 1, topicId: 0, partitionId: 0 }, createdRevision: 1n,
+    });
+    expect(opened.ok).toBe(false);
+    if (!opened.ok) expect(opened.reason).toBe('partition_io');
+    expect(disk.stat('/data/streams/1/topics/0/partitions/0')).toBeNull();
   });
 
   // The simulator's network flipped a bit in a StoreConsumerOffset prepare's body: nothing

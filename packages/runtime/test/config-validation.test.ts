@@ -133,6 +133,10 @@ describe('capacities', () => {
     expectError({ env: { IGGY_TCP_FRAME_SIZE_MAX: '65 MiB' } }, 'tcp.frame_size_max', 'must be <= message_bus.max_message_size = 64 MiB (got 65 MiB)');
   });
 
+  it('partition.group_commit_bytes_max leaves room for the prepare header', () => {
+    expectError({ env: { IGGY_PARTITION_GROUP_COMMIT_BYTES_MAX: '64 MiB' } }, 'partition.group_commit_bytes_max', 'must be <= message_bus.max_message_size - 256');
+  });
+
   it('frames must hold more than a header', () => {
     expectError({ env: { IGGY_MESSAGE_BUS_MAX_MESSAGE_SIZE: '256' } }, 'message_bus.max_message_size', 'between 257 B');
   });
@@ -171,6 +175,14 @@ describe('system and logging', () => {
 
   it('the metrics endpoint starts with a slash', () => {
     expectError({ file: '[http.metrics]\nendpoint = "metrics"\n' }, 'http.metrics.endpoint', 'must start with "/"');
+  });
+
+  it('a static metrics token is empty or 32 to 512 bytes, and never echoed', () => {
+    const short = expectError({ env: { SHOAL_HTTP_METRICS_TOKEN: 'guessable-token' } }, 'http.metrics.token', 'must be empty or 32 to 512 bytes (got 15 bytes)');
+    expect(short.message).not.toContain('guessable');
+    expectError({ env: { SHOAL_HTTP_METRICS_TOKEN: 't'.repeat(513) } }, 'http.metrics.token', '(got 513 bytes)');
+    expect(loadOk({ env: { SHOAL_HTTP_METRICS_TOKEN: 't'.repeat(32) } }).config.http.metrics.token).toBe('t'.repeat(32));
+    expect(loadOk({}).config.http.metrics.token).toBe('');
   });
 
   it('root credentials follow the Iggy user rules', () => {

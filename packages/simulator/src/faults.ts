@@ -27,6 +27,8 @@
  */
 import { METADATA_GROUP_ID, type ReplicaRole } from '@shoal/consensus';
 import type { Prng } from '@shoal/stdx';
+import { PARTITION_JOURNAL_DIR } from '@shoal/storage';
+import { type Activity, activities, busyWithLiveSource } from './activity.js';
 import type { Marks } from './marks.js';
 import type { Network } from './network.js';
 import type { SimNode } from './node.js';
@@ -38,8 +40,14 @@ import type { TraceHash } from './trace.js';
 /** Ticks an injected disk error counts against the loss budget (the write it hits may come late). */
 const ERROR_PENDING_TICKS = 300;
 
+/** Share of the isolate scenario's power losses that also lose the victim's partition journals. */
+const JOURNAL_LOSS_SHARE = 0.5;
+
 /** A partition held at least this long reaches the blind and short-log voting stages. */
 export const LONG_PARTITION_TICKS = 2000;
+
+/** How long an armed targeted crash waits for a replica busy with its activity. */
+const TARGET_WAIT_TICKS = 500;
 
 export type CrashKind = 'power' | 'process';
 
@@ -101,6 +109,8 @@ export class Faults {
   #partitionStarted = 0;
   #rolling: Rolling | null = null;
   #isolate: Isolate | null = null;
+  /** A targeted crash waiting for its victim (`#targetedCrash`), or null. */
+  #armed: { readonly activity: Activity; readonly until: number } | null = null;
   /** Learned from the first partition driver seen: does the partition plane journal to disk? */
   readonly stats = { crashes: 0, restarts: 0, partitions: 0 };
 
@@ -162,7 +172,8 @@ export class Faults {
     const n = o.replicas;
     if (o.crashProbability > 0 && p.float() < o.crashProbability) this.#randomCrash();
     if (n > 1) {
-      if (o.targetedCrashProbability > 0 && p.float() < o.targetedCrashProbability) this.#targetedCrash();
+      if (o.targetedCrashProbability > 0 && this.#armed === null && p.float() < o.targetedCrashProbability) this.#armTargetedCrash();
+      this.#targetedCrash();
       if (this.#rolling === null && o.rollingRestartProbability > 0 && p.float() < o.rollingRestartProbability) this.#startRolling();
       if (this.#isolate === null && o.isolateAfterRestartProbability > 0 && p.float() < o.isolateAfterRestartProbability) this.#startIsolate();
       if (o.clusterKillProbability > 0 && p.float() < o.clusterKillProbability) this.#clusterKill();
@@ -192,11 +203,29 @@ export class Faults {
     this.crash(victim, kind, this.#downTicks());
   }
 
-  /** A crash of a replica that is repairing its journal or transferring state (if there is one). */
+  /**
+   * A targeted crash hits a replica in the middle of a journal repair or of a state transfer
+   * (half each), from a live primary. It is armed first and fires at the first victim within
+   * `TARGET_WAIT_TICKS`: a repair lasts a tick or two, a transfer hundreds, so a crash drawn
+   * per tick among whoever is busy at that tick would hardly ever land in a repair.
+   */
+  #armTargetedCrash(): void {
+    const activity: Activity = this.#p.float() < 0.5 ? 'repair' : 'transfer';
+    this.#armed = { activity, until: this.#host.tick + TARGET_WAIT_TICKS };
+  }
+
   #targetedCrash(): void {
-    const p = this.#p;
-    const busy = this.#host.nodes.filter((x) => x.up && activity(x) !== null);
+    const armed = this.#armed;
+    if (armed === null) return;
+    if (this.#host.tick > armed.until) {
+      this.#armed = null;
+      return;
+    }
+    const nodes = this.#host.nodes;
+    const busy = nodes.filter((x) => busyWithLiveSource(x, nodes, armed.activity));
     if (busy.length === 0) return;
+    this.#armed = null;
+    const p = this.#p;
     const victim = p.pick(busy);
     const kind: CrashKind = p.float() < this.#host.options.powerShare ? 'power' : 'process';
     if (!this.#mayCrash(victim, kind)) return;
@@ -241,7 +270,32 @@ export class Faults {
     if (!this.#mayCrash(victim, kind)) return;
     const down = 1 + exponential(p, 60);
     this.crash(victim, kind, down);
+    if (kind === 'power' && !this.#host.faulty.has(victim.index) && p.float() < JOURNAL_LOSS_SHARE) this.#loseJournals(victim);
     this.#isolate = { victim: victim.index, at: this.#host.tick + down + p.below(150) };
+  }
+
+  /**
+   * The down victim's partition journals are gone (a lost journal volume; an operator's rejoin
+   * of the partition plane): its groups boot with prior state and no journal, so they abstain,
+   * then vote blind (the core's `journalLost`). With durable partition journals this is the one
+   * way a partition replica may have acked ops it knows nothing about; a power loss alone loses
+   * a bounded tail (faulty ops). Only on disks without injected faults (a pending injected error
+   * must hit the replica's own writes).
+   */
+  #loseJournals(node: SimNode): void {
+    const disk = node.disk;
+    const streams = node.layout.streamsDir;
+    const dirs = new Set<string>();
+    for (const path of disk.listFiles()) {
+      const at = path.lastIndexOf(`/${PARTITION_JOURNAL_DIR}/`);
+      if (!path.startsWith(streams) || at < 0) continue;
+      disk.unlink(path);
+      dirs.add(path.slice(0, at + PARTITION_JOURNAL_DIR.length + 1));
+    }
+    for (const dir of dirs) disk.fsyncDir(dir);
+    if (dirs.size === 0) return;
+    this.#host.marks.hit('fault.journal_lost');
+    this.#host.timeline?.fault(this.#host.tick, node.index, 'journal loss', `${dirs.size} partition journals`);
   }
 
   #advanceIsolate(): void {
@@ -340,9 +394,9 @@ export class Faults {
       marks.hit(kind === 'power' ? 'fault.crash_power' : 'fault.crash_process');
       if (life.recovering !== null) marks.hit('fault.crash_of_recovering');
       if (this.#lives.some((l, i) => i !== node.index && (l.downUntil >= 0 || l.recovering !== null))) marks.hit('fault.crash_while_other_recovers');
-      const busy = activity(node);
-      if (busy === 'repair') marks.hit('fault.crash_during_repair');
-      if (busy === 'transfer') marks.hit('fault.crash_during_transfer');
+      const busy = activities(node);
+      if (busy.repair) marks.hit('fault.crash_during_repair');
+      if (busy.transfer) marks.hit('fault.crash_during_transfer');
     }
     const lossy = this.#lossy(node, kind);
     // (the groups open at its crash reopen as its metadata applies again what it had applied)
@@ -507,23 +561,6 @@ export class Faults {
   restore(down: ReadonlySet<number>): void {
     for (const i of down) if ((this.#host.nodes[i] as SimNode).dead === null) this.restart(i);
   }
-}
-
-/**
- * What a replica is busy with, if anything worth crashing it in: a state transfer, or journal
- * repair (normal status, behind its commit_max: it is fetching committed ops from a peer).
- */
-export function activity(node: SimNode): 'repair' | 'transfer' | null {
-  if (!node.up || node.metadata === null) return null;
-  let repairing = false;
-  const look = (role: ReplicaRole): 'transfer' | null => {
-    if (role.transferring) return 'transfer';
-    if (role.normal && role.commitMin < role.commitMax) repairing = true;
-    return null;
-  };
-  if (look(node.metadata.replica.role) !== null) return 'transfer';
-  for (const entry of node.partitions.values()) if (look(entry.driver.replica.role) !== null) return 'transfer';
-  return repairing ? 'repair' : null;
 }
 
 /**

@@ -34,6 +34,7 @@ const SIMULATOR_MARKS: readonly MarkInfo[] = [
   { name: 'fault.process_pause', what: 'a replica process paused (SIGSTOP, GC): it neither ran nor read for a while' },
   { name: 'fault.partition_short', what: 'a network partition that healed within 2,000 ticks' },
   { name: 'fault.partition_long', what: 'a network partition held for at least 2,000 ticks' },
+  { name: 'fault.journal_lost', what: 'a down replica lost its partition journals (they abstain, then vote blind)' },
   { name: 'fault.isolate_after_restart', what: 'a replica isolated for long while a restarted one was catching up' },
   { name: 'fault.view_change_stalled', what: 'a group stayed in view change on a replica for 2,000 ticks' },
   { name: 'fault.peer_queue_overrun', what: 'a replica dropped a frame at a full per-peer queue (peer_queue_capacity)' },

@@ -89,14 +89,21 @@ describe('fault mix', () => {
   }, 60_000);
 
   it('a long partition while a restarted replica catches up stalls the view change past the abstain and blind stages', () => {
-    // Safety may fail here on an open core bug (bugs.md: short-log votes truncate); this test is about reach.
+    // Every victim loses power (a process kill loses nothing now that partition prepares are
+    // journaled: the restarted replica votes at once). A power loss alone loses a bounded tail
+    // (lost-tail votes); half of them also lose the partition journals, and only those abstain,
+    // then vote blind.
     const { result } = run(calmOptions(43, 3, {
-      safetyTicks: 4500, isolateAfterRestartProbability: 0.01, longPartitionTicks: 2600, powerShare: 0,
+      safetyTicks: 4500, isolateAfterRestartProbability: 0.01, longPartitionTicks: 2600, powerShare: 1,
       workload: { dataPartitions: 2, metadataShare: 0.2, messagesMax: 3, offsetShare: 0.1, burst: false },
     }));
+    expect(result.ok, result.failure ?? '').toBe(true);
     expect(result.marks['fault.isolate_after_restart']).toBeGreaterThan(0);
     expect(result.marks['fault.partition_long']).toBeGreaterThan(0);
     expect(result.marks['fault.view_change_stalled']).toBeGreaterThan(0);
+    expect(result.marks['core.vote_lost_tail@partition']).toBeGreaterThan(0);
+    expect(result.marks['fault.journal_lost']).toBeGreaterThan(0);
+    expect(result.marks['core.journal_lost@partition']).toBeGreaterThan(0);
     expect(result.marks['core.vote_abstain@partition']).toBeGreaterThan(0);
     expect(result.marks['core.vote_blind@partition']).toBeGreaterThan(0);
   }, 60_000);

@@ -10,6 +10,7 @@
  * through a proxy per ordered pair the same way, so `isolate` cuts a node off completely.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { ShoalClient, type ClientOptions, type ClusterView } from '@shoal/client
 import { renderClusterConfig, type LocalNode } from '@shoal/server';
 import { TcpProxy } from '../../support/tcp-proxy.js';
 import { DEFAULT_ROOT_FLAG, SERVER_BIN } from './server.js';
+import { scrape } from './scrape.js';
 
 export interface TestClusterOptions {
   readonly nodes?: number;
@@ -40,6 +42,8 @@ export interface TestClusterOptions {
 
 export const TEST_SECRET = 'shoal-cluster-test-secret-0123456789abcdef';
 export const CREDENTIALS = { username: 'iggy', password: 'iggy' } as const;
+/** Every node's `http.metrics.token` (SHOAL_HTTP_METRICS_TOKEN): how `metrics()` scrapes. */
+export const SCRAPE_TOKEN = randomBytes(24).toString('hex');
 
 export async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(Array.from({ length: count }, () => new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
@@ -76,6 +80,7 @@ export class NodeProcess {
     const env: Record<string, string> = { ...(process.env as Record<string, string>) };
     delete env['NODE_OPTIONS'];
     delete env['VITEST'];
+    env['SHOAL_HTTP_METRICS_TOKEN'] = SCRAPE_TOKEN;
     // The suite logs in as CREDENTIALS: every node gets them explicitly (a cluster's first boot needs them).
     const child = spawn(process.execPath, [SERVER_BIN, '--config', configPath, '--replica-id', String(this.id), DEFAULT_ROOT_FLAG, ...args], {
       env, stdio: ['ignore', 'pipe', 'pipe'], cwd: dataDir,
@@ -298,9 +303,12 @@ export class TestCluster {
     }
   }
 
-  async metrics(id: number): Promise<string> {
-    const response = await fetch(`http://127.0.0.1:${this.http[id]}/metrics`);
-    return response.text();
+  /**
+   * Node `id`'s metrics, scraped with the static token every node of the harness gets
+   * (`http.metrics.token`): a lone node, which cannot make a personal access token, scrapes too.
+   */
+  metrics(id: number): Promise<string> {
+    return scrape(`http://127.0.0.1:${this.http[id]}/metrics`, SCRAPE_TOKEN);
   }
 
   async stop(): Promise<void> {

@@ -8,6 +8,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ShoalClient } from '@shoal/client';
+import { scrape, scrapeToken } from './scrape.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 export const SERVER_BIN = join(root, 'apps/server/bin/shoal-server.cjs');
@@ -57,7 +59,10 @@ export interface ServerHandle {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Sends `signal` and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The metrics endpoint's text, scraped with a personal access token of root (made on first use). */
   metrics(query?: string): Promise<string>;
+  /** That token (made on first use). */
+  scrapeToken(): Promise<string>;
 }
 
 export function tempDataDir(prefix = 'shoal-it-'): string {
@@ -136,6 +141,22 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   const nodePid = typeof record['pid'] === 'number' ? record['pid'] : (child.pid as number);
   const tcp = parseEndpoint(record['tcp']);
   const http = parseEndpoint(record['http']);
+  const rootUser = { username: env['IGGY_ROOT_USERNAME'] ?? DEFAULT_ROOT.username, password: env['IGGY_ROOT_PASSWORD'] ?? DEFAULT_ROOT.password };
+  let token: Promise<string> | null = null;
+  const getToken = (): Promise<string> => {
+    token ??= (async () => {
+      const client = new ShoalClient({ address: `${tcp.host}:${tcp.port}`, credentials: rootUser, heartbeatIntervalMs: 0, reconnect: { enabled: false } });
+      try {
+        return await scrapeToken(client);
+      } catch (error) {
+        token = null; // the next scrape tries again
+        throw error;
+      } finally {
+        await client.destroy().catch(() => undefined);
+      }
+    })();
+    return token;
+  };
   return {
     child, pid: child.pid as number, dataDir, tcp, http, address: `${tcp.host}:${tcp.port}`, lines, exited,
     async stop(name: NodeJS.Signals = 'SIGTERM') {
@@ -146,9 +167,9 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       return exited;
     },
     async metrics(query = '') {
-      const response = await fetch(`http://${http.host}:${http.port}/metrics${query}`);
-      return response.text();
+      return scrape(`http://${http.host}:${http.port}/metrics${query}`, await getToken());
     },
+    scrapeToken: getToken,
   };
 }
 

@@ -8,12 +8,14 @@
  * - `BatchLogStateMachine` (partition plane): operation 160 (SendMessages) carries a fake batch
  *   `[base_offset u64][base_timestamp u64][count u32][payload]`; the primary stamps it with the next
  *   dirty offset and the prepare timestamp, backups check the stamp, apply appends to the log.
+ *   Group commit: batches combine by summing counts and concatenating payloads; a member's
+ *   reply is the op's base offset plus the count before it (its share).
  *
  * Both keep a running digest of everything applied so tests can compare replicas.
  */
 import { assert } from '@shoal/stdx';
 import { encodeResultSuccess, xxh3_64 } from '@shoal/protocol';
-import type { JournalSource, PrepareInput, PrepareRecord, PrepareVerdict, StateMachine } from '@shoal/consensus';
+import type { CombineVerdict, JournalSource, PrepareInput, PrepareRecord, PrepareVerdict, StateMachine } from '@shoal/consensus';
 
 const text = new TextEncoder();
 const untext = new TextDecoder();
@@ -92,6 +94,17 @@ export function fakeBatch(payload: string, count = 1): Uint8Array {
   return out;
 }
 
+function fakeBatchBytes(payloads: readonly Uint8Array[], count: number): Uint8Array {
+  const out = new Uint8Array(BATCH_STAMP_SIZE + payloads.reduce((n, p) => n + p.length, 0));
+  new DataView(out.buffer).setUint32(16, count, true);
+  let at = BATCH_STAMP_SIZE;
+  for (const p of payloads) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 function stampOf(body: Uint8Array): { base: bigint; timestamp: bigint; count: number } {
   const v = new DataView(body.buffer, body.byteOffset, body.byteLength);
   return { base: v.getBigUint64(0, true), timestamp: v.getBigUint64(8, true), count: v.getUint32(16, true) };
@@ -122,6 +135,32 @@ export class BatchLogStateMachine implements StateMachine {
     v.setBigUint64(0, BigInt(this.nextDirty()), true);
     v.setBigUint64(8, input.timestamp, true);
     return { ok: true, operation: 160, body };
+  }
+
+  /** Requests joined into one prepare so far, per group size (tests count them). */
+  readonly combined: number[] = [];
+
+  combinable(operation: number): boolean {
+    return operation === 160;
+  }
+
+  combine(_operation: number, bodies: readonly Uint8Array[]): CombineVerdict {
+    const shares: number[] = [];
+    let count = 0;
+    const payloads: Uint8Array[] = [];
+    for (const body of bodies) {
+      shares.push(count);
+      count += stampOf(body).count;
+      payloads.push(body.subarray(BATCH_STAMP_SIZE));
+    }
+    this.combined.push(bodies.length);
+    return { ok: true, body: fakeBatchBytes(payloads, count), shares };
+  }
+
+  memberReply(payload: Uint8Array, share: number): Uint8Array {
+    const reply = new Uint8Array(8);
+    new DataView(reply.buffer).setBigUint64(0, new DataView(payload.buffer, payload.byteOffset, 8).getBigUint64(0, true) + BigInt(share), true);
+    return reply;
   }
 
   verify(p: PrepareRecord): string | null {

@@ -13,7 +13,7 @@ export { formatDuration, formatSize, parseConfigDurationMs, parseSizeBytes } fro
 export { TICK_MS, msToTicks } from './ticks.js';
 export { renderConfig, redactConfig, REDACTED } from './render.js';
 export { renderConfigReference, REFERENCE_BEGIN, REFERENCE_END } from './reference.js';
-export { KEYS, SECTIONS, TABLE_ARRAYS, REPLICAS_MAX, SHARDS_MAX, TIMER_MS_MAX, envNameOf } from './schema.js';
+export { KEYS, SECTIONS, TABLE_ARRAYS, REPLICAS_MAX, SHARDS_MAX, TIMER_MS_MAX, METRICS_TOKEN_MAX, envNameOf } from './schema.js';
 export type { KeySpec, ValueKind, SectionSpec, TableArraySpec } from './schema.js';
 export { RELOCATED_KEYS } from './relocated.js';
 export type { RelocatedKey } from './relocated.js';

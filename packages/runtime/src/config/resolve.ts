@@ -118,7 +118,7 @@ export function resolveConfig(
       enabled: read.bool('http.enabled'),
       address: read.string('http.address'),
       maxRequestSizeBytes: read.number('http.max_request_size'),
-      metrics: { enabled: read.bool('http.metrics.enabled'), endpoint: read.string('http.metrics.endpoint') },
+      metrics: { enabled: read.bool('http.metrics.enabled'), endpoint: read.string('http.metrics.endpoint'), token: read.string('http.metrics.token') },
     },
     heartbeat: {
       enabled: read.bool('heartbeat.enabled'),
@@ -151,6 +151,8 @@ export function resolveConfig(
     partition: {
       prepareQueueDepth: partitionDepth,
       requestQueueDepth: 2 * partitionDepth,
+      groupCommitRequestsMax: read.number('partition.group_commit_requests_max'),
+      groupCommitBytesMax: read.number('partition.group_commit_bytes_max'),
       evictedRingCapacity: read.number('partition.evicted_ring_capacity'),
       evictedRingBytesMax: read.number('partition.evicted_ring_bytes_max'),
       transferServedCacheBytesMax: servedCache,

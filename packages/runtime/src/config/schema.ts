@@ -85,6 +85,9 @@ export const HEADER_BYTES = 256;
 export const U32_MAX = 2 ** 32 - 1;
 /** State-transfer artifacts are capped at one sealed segment (1 GiB) plus one message overshoot. */
 export const SEGMENT_BYTES_MAX = 2 ** 30;
+/** `http.metrics.token`: at least 256 bits' worth of characters; at most what a bearer header is read for. */
+export const METRICS_TOKEN_MIN = 32;
+export const METRICS_TOKEN_MAX = 512;
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -235,6 +238,9 @@ export const KEYS: readonly KeySpec[] = [
   { path: 'http.metrics.enabled', kind: 'bool', default: true, doc: 'Expose Prometheus metrics (the probes and the dashboard stay on the port either way).' },
   { path: 'http.metrics.endpoint', kind: 'string', default: '/metrics', nonempty: true,
     doc: 'Metrics path.', rules: ['Must start with `/`.'] },
+  { path: 'http.metrics.token', kind: 'string', default: '', secret: true, shoal: true,
+    doc: 'A static bearer the metrics endpoint takes besides any personal access token (for a node that cannot have one: a lone node of a cluster that never formed). Empty: personal access tokens only. Prefer the environment (`IGGY_HTTP_METRICS_TOKEN`) to a file.',
+    rules: ['Empty, or 32 to 512 bytes.'] },
 
   // ── [heartbeat] ─────────────────────────────────────────────────────────────────────────
   { path: 'heartbeat.enabled', kind: 'bool', default: true, doc: 'Verify client heartbeats.' },
@@ -279,7 +285,12 @@ export const KEYS: readonly KeySpec[] = [
 
   // ── [partition] ─────────────────────────────────────────────────────────────────────────
   { path: 'partition.prepare_queue_depth', kind: 'uint', default: 32, min: 1, max: 127,
-    doc: 'Uncommitted ops in flight per partition; the request queue holds 2 × this.' },
+    doc: 'Uncommitted ops in flight per partition; requests beyond them wait in the primary\'s request queue (up to 4096 requests, 64 MiB).' },
+  { path: 'partition.group_commit_requests_max', kind: 'uint', default: 64, min: 1, max: 4096, shoal: true,
+    doc: 'Group commit: at most this many SendMessages requests queued for one partition while its pipeline is full are joined into one prepare when a slot frees (1 = off). A request that finds a free slot is proposed at once, alone.' },
+  { path: 'partition.group_commit_bytes_max', kind: 'size', default: '1 MiB', min: 1, max: U32_MAX, shoal: true,
+    doc: 'Group commit: at most this many request body bytes in one joined prepare.',
+    rules: ['`group_commit_bytes_max` <= `message_bus.max_message_size` - 256 (a joined prepare must fit in one message).'] },
   { path: 'partition.evicted_ring_capacity', kind: 'uint', default: 4096, min: 1, max: 65536,
     doc: 'Entries kept per multi-replica partition for journal repair after a peer rejoins.' },
   { path: 'partition.evicted_ring_bytes_max', kind: 'size', default: '16 MiB', max: 256 * MiB,

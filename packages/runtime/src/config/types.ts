@@ -108,7 +108,8 @@ export interface HttpConfig {
   readonly enabled: boolean;
   readonly address: string;
   readonly maxRequestSizeBytes: number;
-  readonly metrics: { readonly enabled: boolean; readonly endpoint: string };
+  /** `token`: the static bearer besides personal access tokens; empty: none. */
+  readonly metrics: { readonly enabled: boolean; readonly endpoint: string; readonly token: string };
 }
 
 export interface HeartbeatConfig {
@@ -149,6 +150,9 @@ export interface PartitionConfig {
   readonly prepareQueueDepth: number;
   /** Derived: 2 × prepareQueueDepth. */
   readonly requestQueueDepth: number;
+  /** Group commit bounds (consensus group-commit.ts). */
+  readonly groupCommitRequestsMax: number;
+  readonly groupCommitBytesMax: number;
   readonly evictedRingCapacity: number;
   readonly evictedRingBytesMax: number;
   readonly transferServedCacheBytesMax: number;

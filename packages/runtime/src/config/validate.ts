@@ -7,7 +7,7 @@ import { formatDuration, formatSize } from '@shoal/stdx';
 import type { Diagnostics } from './errors.js';
 import type { ConfigFlags } from './resolve.js';
 import { validateRoster } from './roster.js';
-import { SEGMENT_BYTES_MAX } from './schema.js';
+import { HEADER_BYTES, METRICS_TOKEN_MAX, METRICS_TOKEN_MIN, SEGMENT_BYTES_MAX } from './schema.js';
 import type { ShoalConfig } from './types.js';
 
 const SECOND = 1000;
@@ -69,6 +69,11 @@ function validateCapacities(config: ShoalConfig, diagnostics: Diagnostics): void
   if (partition.transferServingConcurrency < 2) {
     diagnostics.warn(`partition.transfer_served_cache_bytes_max serves only ${partition.transferServingConcurrency} state transfer at a time`);
   }
+  if (partition.groupCommitBytesMax > messageBus.maxMessageSizeBytes - HEADER_BYTES) {
+    diagnostics.error('rule', 'partition.group_commit_bytes_max',
+      `must be <= message_bus.max_message_size - 256 = ${formatSize(messageBus.maxMessageSizeBytes - HEADER_BYTES)} ` +
+      `(got ${formatSize(partition.groupCommitBytesMax)}): a joined prepare must fit in one message`);
+  }
   if (tcp.frameSizeMaxBytes > messageBus.maxMessageSizeBytes) {
     diagnostics.error('rule', 'tcp.frame_size_max',
       `must be <= message_bus.max_message_size = ${formatSize(messageBus.maxMessageSizeBytes)} ` +
@@ -96,6 +101,10 @@ function validateSystem(config: ShoalConfig, diagnostics: Diagnostics): void {
   }
   if (!config.http.metrics.endpoint.startsWith('/')) {
     diagnostics.error('rule', 'http.metrics.endpoint', `must start with "/" (got ${JSON.stringify(config.http.metrics.endpoint)})`);
+  }
+  const tokenBytes = utf8.encode(config.http.metrics.token).length;
+  if (tokenBytes > 0 && (tokenBytes < METRICS_TOKEN_MIN || tokenBytes > METRICS_TOKEN_MAX)) {
+    diagnostics.error('range', 'http.metrics.token', `must be empty or ${METRICS_TOKEN_MIN} to ${METRICS_TOKEN_MAX} bytes (got ${tokenBytes} bytes)`);
   }
   const nameBytes = utf8.encode(config.cluster.name).length;
   if (nameBytes > 255) diagnostics.error('range', 'cluster.name', `must be at most 255 bytes (got ${nameBytes})`);

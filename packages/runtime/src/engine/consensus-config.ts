@@ -38,10 +38,22 @@ export function metadataConsensusConfig(config: ShoalConfig): ConfigInput {
   };
 }
 
+/**
+ * A partition primary's request queue (consensus request-queue.ts): deep enough for every client
+ * window the node admits (a connection reads at most `tcp.requests_in_flight_max` requests) to
+ * wait in the core itself, which answers what it cannot take as `dropped` (the host: 57).
+ */
+export const PARTITION_REQUEST_QUEUE_MAX = 4096;
+export const PARTITION_REQUEST_QUEUE_BYTES_MAX = 64 * 1024 * 1024;
+
 export function partitionConsensusConfig(config: ShoalConfig): ConfigInput {
   return {
     ...common(config),
     prepareQueueDepth: config.partition.prepareQueueDepth,
+    requestQueueMax: Math.max(PARTITION_REQUEST_QUEUE_MAX, 2 * config.partition.prepareQueueDepth),
+    requestQueueBytesMax: PARTITION_REQUEST_QUEUE_BYTES_MAX,
+    groupRequestsMax: config.partition.groupCommitRequestsMax,
+    groupBytesMax: config.partition.groupCommitBytesMax,
     evictedRingCapacity: config.partition.evictedRingCapacity,
     evictedRingBytesMax: config.partition.evictedRingBytesMax,
     superblockWedgedAttemptsMax: 0,

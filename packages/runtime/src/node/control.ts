@@ -15,6 +15,8 @@
  *                 socket (plaintext hand-off)    replica_closed  an adopted replica link ended
  *  start_replica_plane  (TLS) run the whole      replica_plane   the plane listens (TLS owner)
  *                 replica plane on this shard
+ *  bearer_request (a shard) is this personal     bearer     ok / denied / unavailable
+ *                 access token valid? (HTTP auth)
  * ```
  */
 import type { ThreadStats } from '../metrics/thread-stats.js';
@@ -31,7 +33,12 @@ export type SupervisorToWorker =
    */
   | { readonly type: 'adopt_replica'; readonly replica: number; readonly fd: number; readonly leftover: Uint8Array }
   /** TLS on: this shard runs the replica plane itself (TLS sessions cannot change threads). */
-  | { readonly type: 'start_replica_plane' };
+  | { readonly type: 'start_replica_plane' }
+  /** An HTTP request's bearer credential, checked against this shard's metadata copy (http-auth.ts). */
+  | { readonly type: 'bearer_request'; readonly id: number; readonly token: string };
+
+/** A bearer check's answer: `unavailable` while the shard has no metadata snapshot yet. */
+export type BearerVerdict = 'ok' | 'denied' | 'unavailable';
 
 export type WorkerToSupervisor =
   | { readonly type: 'ready' }
@@ -45,10 +52,11 @@ export type WorkerToSupervisor =
   /** An adopted replica link closed: the supervisor frees its pair slot (`releaseHandedOff`). */
   | { readonly type: 'replica_closed'; readonly replica: number }
   /** TLS: the replica plane started on this worker and listens here. */
-  | { readonly type: 'replica_plane'; readonly address: string | null };
+  | { readonly type: 'replica_plane'; readonly address: string | null }
+  | { readonly type: 'bearer'; readonly id: number; readonly verdict: BearerVerdict };
 
-const SUPERVISOR_TYPES = new Set(['listen_fd', 'drain', 'stop', 'stats_request', 'adopt_replica', 'start_replica_plane']);
-const WORKER_TYPES = new Set(['ready', 'thread', 'listening', 'drained', 'stopped', 'stats', 'fatal', 'replica_closed', 'replica_plane']);
+const SUPERVISOR_TYPES = new Set(['listen_fd', 'drain', 'stop', 'stats_request', 'adopt_replica', 'start_replica_plane', 'bearer_request']);
+const WORKER_TYPES = new Set(['ready', 'thread', 'listening', 'drained', 'stopped', 'stats', 'fatal', 'replica_closed', 'replica_plane', 'bearer']);
 
 /** Narrowing for messages arriving on a port (they are `unknown` at the boundary). */
 export function isSupervisorMessage(value: unknown): value is SupervisorToWorker {

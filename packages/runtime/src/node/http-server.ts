@@ -1,10 +1,11 @@
 /**
- * The node's HTTP port (`http.address`): metrics, probes, the dashboard and its JSON. Read-only
- * and unauthenticated, like the metrics endpoint always was: bind it to a private interface.
+ * The node's HTTP port (`http.address`): metrics, probes, the dashboard and its JSON. Read-only.
+ * The metrics endpoint wants `Authorization: Bearer <personal access token>`, as the reference's
+ * does (http-auth.ts); the rest answers without credentials: bind it to a private interface.
  *
  * | path                     | answer                                                            |
  * |--------------------------|-------------------------------------------------------------------|
- * | `http.metrics.endpoint`  | Prometheus text (default `/metrics`; `?gc=1` collects garbage first) |
+ * | `http.metrics.endpoint`  | Prometheus text (default `/metrics`; `?gc=1` collects garbage first); bearer PAT, else 401 |
  * | `/ping`, `/live`         | 200 `pong` while the process runs                                 |
  * | `/ready`                 | 200 when this node can serve, else 503; JSON with the failed checks |
  * | `/api/v1/node`           | this node's summary (node/node-api.ts)                            |
@@ -17,6 +18,8 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Logger } from '../log/logger.js';
 import { EXPOSITION_CONTENT_TYPE } from '../metrics/exposition.js';
+import type { BearerVerdict } from './control.js';
+import { bearerToken } from './http-auth.js';
 import type { ClusterSummary, NodeSummary } from './node-api.js';
 import type { Readiness } from './readiness.js';
 import { UiAssets } from './ui-assets.js';
@@ -25,11 +28,14 @@ import { UiAssets } from './ui-assets.js';
 export interface HttpHost {
   metrics(gc: boolean): Promise<string>;
   readiness(): Readiness;
+  /** Is this personal access token valid now? */
+  verifyBearer(token: string): Promise<BearerVerdict>;
   node(): Promise<NodeSummary>;
   cluster(): Promise<ClusterSummary>;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const AUTH_REALM = 'shoal';
 
 export class NodeHttpServer {
   readonly #host: HttpHost;
@@ -81,6 +87,7 @@ export class NodeHttpServer {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname;
     if (path === this.#metricsPath) {
+      if (!(await this.#authorized(req, res))) return;
       const body = await this.#host.metrics(url.searchParams.get('gc') === '1');
       res.writeHead(200, { 'content-type': EXPOSITION_CONTENT_TYPE }).end(body);
       return;
@@ -108,6 +115,20 @@ export class NodeHttpServer {
         if (path.startsWith('/ui/')) return this.#asset(path.slice('/ui/'.length), res);
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
     }
+  }
+
+  /** The bearer check of a protected path; false when it answered 401 / 503 itself. */
+  async #authorized(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const token = bearerToken(req.headers.authorization);
+    const verdict = token === null ? 'denied' : await this.#host.verifyBearer(token);
+    if (verdict === 'ok') return true;
+    if (verdict === 'unavailable') {
+      res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '1' }).end('cannot check credentials yet\n');
+    } else {
+      res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': `Bearer realm="${AUTH_REALM}"` })
+        .end('a personal access token is required: Authorization: Bearer <token>\n');
+    }
+    return false;
   }
 
   #asset(name: string, res: ServerResponse): void {

@@ -42,6 +42,7 @@ import { ReplicaPlane, ReplicaPlaneError } from '../replica-plane/index.js';
 import { handshakeFigures } from './replica-links.js';
 import { currentThreadId } from './thread-id.js';
 import { NodeHttpServer } from './http-server.js';
+import { BearerChecks, isStaticToken } from './http-auth.js';
 import { type NodeSummary, clusterSummary, nodeSummary } from './node-api.js';
 import { type Readiness, readiness } from './readiness.js';
 import { METADATA_THREAD, type WorkerData, shardThread } from './worker-data.js';
@@ -88,6 +89,7 @@ export class Supervisor {
   #logFile: LogFile | null = null;
   #statsId = 0;
   readonly #statsWaiters = new Map<number, { stats: ThreadStats[]; expected: number; done: (s: ThreadStats[]) => void }>();
+  readonly #bearers = new BearerChecks((id, token) => this.#askShard(id, token));
   readonly #startedAt = Date.now();
   #httpAddress: string | null = null;
   #tcpAddress: string | null = null;
@@ -363,6 +365,9 @@ export class Supervisor {
         if (waiter.stats.length === waiter.expected) waiter.done(waiter.stats);
         return;
       }
+      case 'bearer':
+        this.#bearers.settle(message.id, message.verdict);
+        return;
       case 'stopped':
         entry.stopped = true;
         this.#acks.get(message.type)?.(entry);
@@ -476,6 +481,7 @@ export class Supervisor {
     const server = new NodeHttpServer({
       metrics: (gc) => this.#metricsText(gc),
       readiness: () => this.#readiness(),
+      verifyBearer: (token) => (isStaticToken(token, config.http.metrics.token) ? Promise.resolve('ok') : this.#bearers.check(token)),
       node: async () => this.#nodeSummary(await this.#collectStats(false)),
       cluster: async () => clusterSummary(config, this.#nodeSummary(await this.#collectStats(false)), (r) => this.#linkUp(r)),
     }, config.http.metrics.enabled ? config.http.metrics.endpoint : null, this.#log.child('http'));
@@ -487,6 +493,14 @@ export class Supervisor {
     } catch (error) {
       this.fatal('listen_failed', `http ${endpoint.host}:${endpoint.port}: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /** A bearer check goes to the first serving shard: each holds a metadata copy. */
+  #askShard(id: number, token: string): boolean {
+    const shard = this.#workers.find((w) => w.thread !== METADATA_THREAD && w.ready && !w.stopped);
+    if (shard === undefined) return false;
+    this.#post(shard, { type: 'bearer_request', id, token });
+    return true;
   }
 
   #linkUp(replica: number): boolean {

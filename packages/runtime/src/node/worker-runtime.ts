@@ -14,7 +14,7 @@ import { DefaultMetrics } from '../metrics/default-metrics.js';
 import { ThreadMetrics } from '../metrics/thread-metrics.js';
 import { heapStats, type ThreadStats } from '../metrics/thread-stats.js';
 import { Header, StatusTable } from '../status/status-table.js';
-import { type SupervisorToWorker, type WorkerToSupervisor, isSupervisorMessage } from './control.js';
+import { type BearerVerdict, type SupervisorToWorker, type WorkerToSupervisor, isSupervisorMessage } from './control.js';
 import type { FatalReason } from './exit-codes.js';
 import { currentThreadId } from './thread-id.js';
 import { type WorkerData, isWorkerData, threadName } from './worker-data.js';
@@ -27,6 +27,8 @@ export interface WorkerControl {
   onAdoptReplica?(replica: number, fd: number, leftover: Uint8Array): void;
   /** TLS: run the replica plane on this thread. */
   onStartReplicaPlane?(): void;
+  /** A personal access token presented on the HTTP port: valid? (shards only; http-auth.ts) */
+  verifyBearer?(token: string): BearerVerdict;
   stats(): Omit<ThreadStats, 'thread' | 'heap' | 'loopDelay' | 'histograms' | 'nodejs'>;
 }
 
@@ -114,6 +116,9 @@ export class WorkerRuntime {
         return;
       case 'stats_request':
         void this.#report(m.id, m.gc, control);
+        return;
+      case 'bearer_request':
+        this.post({ type: 'bearer', id: m.id, verdict: control.verifyBearer?.(m.token) ?? 'unavailable' });
         return;
     }
   }

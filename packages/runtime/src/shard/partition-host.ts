@@ -76,14 +76,6 @@ interface Owned {
   view: number;
   primary: number;
   acting: boolean;
-  /**
-   * Requests the core could not take (its prepare pipeline and request queue full), in arrival
-   * order, resubmitted as commits free room. Answering them "nothing" (the old behaviour) left
-   * clients with a deep window waiting for their request timeout: with 256 single-message
-   * requests in flight, more than half timed out and the bench measured 200 ms medians.
-   */
-  readonly overflow: ClientRequest[];
-  overflowBytes: number;
   /** Prepare → PrepareOk per peer (shoal_replication_round_trip_seconds). */
   readonly replication: ReplicationTimer;
   /**
@@ -98,10 +90,6 @@ interface Owned {
 
 /** Where a request for an owned partition runs: this replica, or the primary on another node. */
 const LOCAL = -1;
-
-/** Per partition: requests parked beyond the core's queue, by count and body bytes. */
-const OVERFLOW_REQUESTS_MAX = 4096;
-const OVERFLOW_BYTES_MAX = 64 * 1024 * 1024;
 
 /** One retention pass per partition per minute (the reference cleaner's default interval). */
 export const RETENTION_INTERVAL_MS = 60_000;
@@ -295,7 +283,6 @@ export class PartitionHost implements ForwardOutcomes {
     for (const [group, owned] of this.#owned) {
       owned.driver.tick();
       this.#observeRole(group, owned);
-      this.#resubmit(owned);
     }
   }
 
@@ -314,9 +301,6 @@ export class PartitionHost implements ForwardOutcomes {
     owned.acting = role.acting;
     this.#o.status.publishPartitionRole(group, role.view, role.primary);
     if (!lost) return;
-    // Parked requests are in the ledger too: they are answered 57 below with the rest.
-    owned.overflow.length = 0;
-    owned.overflowBytes = 0;
     const o = this.#o;
     for (const pending of o.ledger.takeGroup(group)) {
       o.deliver(pending.token, group, codeReply(o.reply, pending, ErrorCode.TransientNotCommitted), true);
@@ -329,7 +313,6 @@ export class PartitionHost implements ForwardOutcomes {
     if (owned === undefined) return;
     owned.replication.received(frame);
     owned.driver.onMessage(frame);
-    this.#resubmit(owned);
     this.#o.touched();
   }
 
@@ -484,7 +467,7 @@ export class PartitionHost implements ForwardOutcomes {
       return;
     }
     const owned: Owned = {
-      driver: opened.driver, route, view: -1, primary: NO_PRIMARY, acting: false, overflow: [], overflowBytes: 0, forwardPeer: LOCAL,
+      driver: opened.driver, route, view: -1, primary: NO_PRIMARY, acting: false, forwardPeer: LOCAL,
       forwardedWrites: 0, held: [], replication,
     };
     this.#owned.set(group, owned);
@@ -518,38 +501,13 @@ export class PartitionHost implements ForwardOutcomes {
       operation: header.operation, body: message.body, userId: message.userId, timestamp: header.timestamp, token: message.token,
     };
     o.ledger.record(message.token, message.group, request, performance.now());
-    const owned = this.#owned.get(message.group);
-    // Behind parked requests a new one waits its turn (a producer's batches keep their order).
-    const outcome = owned !== undefined && owned.overflow.length > 0 ? 'dropped' : driver.onRequest(request);
-    if (outcome === 'dropped') {
-      // The partition plane's core drops a valid request only when its queues are full.
-      if (owned !== undefined && owned.overflow.length < OVERFLOW_REQUESTS_MAX && owned.overflowBytes + request.body.length <= OVERFLOW_BYTES_MAX) {
-        // The body may be a view of a ring: the parked request keeps its own copy.
-        owned.overflow.push({ ...request, body: request.body.slice() });
-        owned.overflowBytes += request.body.length;
-      } else {
-        o.ledger.forget(message.token, message.group, request.request);
-        o.deliver(message.token, message.group, codeReply(o.reply, request, ErrorCode.TransientNotCommitted), true);
-      }
+    // The core parks what it cannot propose yet (its request queue, deep enough for every window
+    // the node admits); 'dropped' means it cannot take it at all: nothing happened, retry.
+    if (driver.onRequest(request) === 'dropped') {
+      o.ledger.forget(message.token, message.group, request.request);
+      o.deliver(message.token, message.group, codeReply(o.reply, request, ErrorCode.TransientNotCommitted), true);
     }
     o.touched();
-  }
-
-  /** Hands parked requests to the core while it takes them (after commits freed room). */
-  #resubmit(owned: Owned): void {
-    const overflow = owned.overflow;
-    if (overflow.length === 0) return;
-    let taken = 0;
-    while (taken < overflow.length) {
-      const request = overflow[taken] as ClientRequest;
-      if (owned.driver.onRequest(request) === 'dropped') break;
-      owned.overflowBytes -= request.body.length;
-      taken++;
-    }
-    if (taken > 0) {
-      overflow.splice(0, taken);
-      this.#o.touched();
-    }
   }
 
   #poll(message: ClientRequestMessage, header: RequestHeaderView, driver: PartitionDriver): void {

@@ -38,6 +38,7 @@ import { Turn } from '../node/turn.js';
 import { ReplicaLinks, linkSettings } from '../node/replica-links.js';
 import { ReplicaPlane, ReplicaPlaneError } from '../replica-plane/index.js';
 import { shardThread } from '../node/worker-data.js';
+import type { BearerVerdict } from '../node/control.js';
 import { WorkerRuntime, type WorkerControl } from '../node/worker-runtime.js';
 import { HashPool } from '../pool/hash-pool.js';
 import { TimedDisk } from '../metrics/timed-disk.js';
@@ -215,6 +216,7 @@ class ShardWorker implements ForwardedRequestSink {
       onAdoptReplica: (replica, fd, leftover) => this.#links.adopt(replica, fd, leftover),
       onStartReplicaPlane: () => void this.#startReplicaPlane(),
       stats: () => this.#stats(),
+      verifyBearer: (token) => this.#verifyBearer(token),
     });
     this.#timers.push(setInterval(() => this.#onTick(), TICK_MS));
     this.#timers.push(setInterval(() => this.#onSweep(), SWEEP_MS));
@@ -444,6 +446,12 @@ class ShardWorker implements ForwardedRequestSink {
       rt.post({ type: 'stopped' });
       this.#channels.close();
     });
+  }
+
+  /** The HTTP port's bearer: a personal access token, checked as a PAT login would (expiry, user status). */
+  #verifyBearer(token: string): BearerVerdict {
+    if (!this.#copy.ready) return 'unavailable';
+    return this.#copy.state.verifyPersonalAccessToken(token, this.#clock.realtimeMicros()).ok ? 'ok' : 'denied';
   }
 
   #stats(): ReturnType<WorkerControl['stats']> {

@@ -1,0 +1,81 @@
+/**
+ * Group commit in the consensus core (packages/consensus/src/group-commit.ts), deterministic:
+ * requests parked in the primary's request queue while its pipeline is full are proposed as one
+ * prepare per freed slot, each answered with its own reply; a lone request is proposed at once.
+ */
+import { describe, expect, it } from 'vitest';
+import { REPLY_HEADER } from '@shoal/protocol';
+import type { BatchLogStateMachine } from '../../packages/consensus/test/support/state-machines.js';
+import { fakeBatch } from '../../packages/consensus/test/support/state-machines.js';
+import { Cluster } from './support/cluster.js';
+
+const HEADER = 256;
+
+function replyOf(cluster: Cluster, token: number): { request: bigint; client: bigint; base: bigint } {
+  const answers = cluster.answersFor(token);
+  expect(answers, `token ${token}`).toHaveLength(1);
+  const frame = (answers[0] as { frame: Uint8Array }).frame;
+  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+  return {
+    request: view.getBigUint64(REPLY_HEADER.request.offset, true),
+    client: (answers[0] as { client: bigint }).client,
+    base: view.getBigUint64(HEADER, true),
+  };
+}
+
+describe('group commit (partition plane)', () => {
+  it('a full pipeline: the queued requests become one prepare, each answered with its own offsets', () => {
+    // Depth 4: four prepares in flight, the request queue holds eight.
+    const cluster = new Cluster({ replicas: 3, plane: 'partition', config: { prepareQueueDepth: 4, groupRequestsMax: 8 } });
+    cluster.run(5);
+    const sent: { token: number; client: bigint; request: bigint; count: number; outcome: string }[] = [];
+    for (let i = 0; i < 12; i++) {
+      const client = 100n + BigInt(i % 3);
+      const count = 1 + (i % 3);
+      const { token, outcome } = cluster.request(0, { client, request: BigInt(i + 1), body: fakeBatch(`r${i}`, count) });
+      sent.push({ token, client, request: BigInt(i + 1), count, outcome });
+    }
+    expect(sent.map((s) => s.outcome)).toEqual([...Array<string>(4).fill('proposed'), ...Array<string>(8).fill('queued')]);
+    cluster.runUntil(() => sent.every((s) => cluster.answersFor(s.token).length > 0), 500);
+    // Four lone prepares, then one prepare for the eight that waited.
+    cluster.runUntil(() => cluster.converged(5), 200);
+    expect(cluster.commitMins()).toEqual([5, 5, 5]);
+    expect((cluster.nodes[0]?.sm as BatchLogStateMachine).combined).toEqual([8]);
+    let next = 0n;
+    for (const s of sent) {
+      const reply = replyOf(cluster, s.token);
+      expect(reply, `request ${s.request}`).toEqual({ request: s.request, client: s.client, base: next });
+      next += BigInt(s.count);
+    }
+    // Every replica applied the same log: 5 batches covering offsets 0..next-1 with no gap.
+    for (const node of cluster.nodes) {
+      const log = (node.sm as BatchLogStateMachine).log;
+      expect(log.map((b) => [b.op, b.base])).toEqual([[1, 0], [2, 1], [3, 3], [4, 6], [5, 7]]);
+      expect(log.reduce((n, b) => n + b.count, 0)).toBe(Number(next));
+      expect(log[4]?.payload).toBe(sent.slice(4).map((_, i) => `r${i + 4}`).join(''));
+    }
+  });
+
+  it('groups are bounded by count and bytes, and a request that finds a free slot goes alone', () => {
+    // Depth 2: two prepares in flight, the request queue holds four.
+    const cluster = new Cluster({ replicas: 3, plane: 'partition', config: { prepareQueueDepth: 2, groupRequestsMax: 3, groupBytesMax: 100 } });
+    cluster.run(5);
+    const big = 'x'.repeat(60); // a 20-byte stamp + 60: with any other request above the 100-byte bound
+    const tokens: number[] = [];
+    const round = (payloads: string[]): void => {
+      const outcomes = payloads.map((p) => {
+        const sent = cluster.request(0, { client: 7n, request: BigInt(tokens.length + 1), body: fakeBatch(p) });
+        tokens.push(sent.token);
+        return sent.outcome;
+      });
+      expect(outcomes).toEqual(['proposed', 'proposed', 'queued', 'queued', 'queued', 'queued'].slice(0, payloads.length));
+      cluster.runUntil(() => tokens.every((t) => cluster.answersFor(t).length > 0), 500);
+    };
+    round(['a', 'b', 'c', 'd', 'e', big]); // c d e: the count bound; big alone
+    round(['g', 'h', 'i', big]); // i + big: over the byte bound, each alone
+    const sm = cluster.nodes[0]?.sm as BatchLogStateMachine;
+    expect(sm.combined).toEqual([3]);
+    expect(sm.log.map((b) => b.payload)).toEqual(['a', 'b', 'cde', big, 'g', 'h', 'i', big]);
+    expect(tokens.map((t) => replyOf(cluster, t).base)).toEqual([0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n]);
+  });
+});
