@@ -28,8 +28,7 @@ import { type Disk, DataDirLayout, RETENTION_NEVER, partitionShareOfTopicSize } 
 import { PartitionDriver, type FatalReason as DriverFatalReason } from '@shoal/replica';
 import type { ShoalConfig } from '../config/index.js';
 import { type ClientRequestMessage, RequestRoute } from '../channels/messages.js';
-import { unpackConsumerRef } from '../client-plane/consumer-ref.js';
-import { codeReply, payloadReply, payloadReplyParts, type ReplyContext, statusReply } from '../client-plane/replies.js';
+import { ACKED_UNKNOWN, codeReply, payloadReply, payloadReplyParts, type ReplyContext, statusReply, unpackConsumerRef } from '@shoal/gateway';
 import { WallClock, randomPrng } from '../engine/clock.js';
 import { partitionConsensusConfig } from '../engine/consensus-config.js';
 import type { RequestLedger } from '../engine/request-ledger.js';
@@ -45,7 +44,6 @@ import { shardOfGroup } from './shard-of.js';
 import { NO_PRIMARY, groupRole, notPrimaryCode } from '../engine/group-role.js';
 import type { ForwardOutcomes, PendingForward } from '../forwarding/forward-link.js';
 import { ForwardLinks } from '../forwarding/forward-links.js';
-import { ACKED_UNKNOWN } from '../client-plane/connection.js';
 
 export interface PartitionHostOptions {
   readonly shard: number;
