@@ -73,7 +73,7 @@ export interface PartitionHostOptions {
 interface Owned {
   readonly driver: PartitionDriver;
   route: PartitionRoute;
-  /** The role last seen at a tick (published to the status table on change). */
+  /** The role last published to the status table. */
   view: number;
   primary: number;
   acting: boolean;
@@ -288,12 +288,12 @@ export class PartitionHost implements ForwardOutcomes {
     for (const [group, owned] of this.#owned) {
       if (this.#primaryLinks.check(group, owned.driver)) this.events.add('partition', PRIMARY_UNREACHABLE_EVENT);
       owned.driver.tick();
-      this.#observeRole(group, owned);
     }
   }
 
   /**
-   * Publishes a group's role when it changed (status table: routing hints, GetClusterMetadata).
+   * Publishes a group's role when it changed (status table: routing hints, GetClusterMetadata):
+   * at open, then on each `role` effect of its core.
    * Requests the replica drops on losing the primary role are answered 57 by its core
    * (`answerDroppedRequests`, consensus answers.ts), not here.
    */
@@ -435,6 +435,11 @@ export class PartitionHost implements ForwardOutcomes {
         committed: () => {
           this.#commits += 1;
           this.#dirty.add(group);
+        },
+        // The core reports role changes as they happen (a `role` effect): no per-tick polling.
+        role: () => {
+          const owned = this.#owned.get(group);
+          if (owned !== undefined) this.#observeRole(group, owned);
         },
         event: (name, detail) => {
           this.events.add('partition', name);
