@@ -29,6 +29,7 @@ import { checkInvariants } from './invariants.js';
 import { Mark, MARKS } from './marks.js';
 import type { ClientRequest, RequestOutcome } from './pipeline.js';
 import { onJournalWritten, onPrepare, onPrepareOk, onRequest } from './prepare.js';
+import { onPrimaryUnreachable } from './primary-link.js';
 import { onRequestStartView, onRequestStartViewTimeout } from './probe.js';
 import { onRequestPrepares, onRepairPrepare, tickRepair } from './repair.js';
 import { onRangeEvicted, onRepairDone, tickUnverifiable } from './repair-done.js';
@@ -202,6 +203,19 @@ export class Replica {
     tickForwarding(c);
     if (c.status === 'normal' && c.commitMin < c.commitMax) commitWalk(c);
     this.#finish();
+  }
+
+  /**
+   * The host lost its link to this view's primary and could not get it back within its grace:
+   * a backup in normal status acts as on the heartbeat timeout now (primary-link.ts). True when
+   * that started a view change.
+   */
+  primaryUnreachable(): boolean {
+    const c = this.#c;
+    if (c.stopped !== null) return false;
+    const started = onPrimaryUnreachable(c);
+    this.#finish();
+    return started;
   }
 
   onStorageDone(done: Completion): void {

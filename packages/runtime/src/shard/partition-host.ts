@@ -42,6 +42,7 @@ import { METADATA_THREAD } from '../node/worker-data.js';
 import type { StatusTable } from '../status/status-table.js';
 import { shardOfGroup } from './shard-of.js';
 import { NO_PRIMARY, groupRole, notPrimaryCode } from '../engine/group-role.js';
+import { PRIMARY_UNREACHABLE_EVENT, primaryLinkWatch, type PrimaryLinkWatch } from '../engine/primary-link-watch.js';
 import type { ForwardOutcomes, PendingForward } from '../forwarding/forward-link.js';
 import { ForwardLinks } from '../forwarding/forward-links.js';
 
@@ -108,12 +109,15 @@ export class PartitionHost implements ForwardOutcomes {
   readonly #commitTimer: CommitTimer;
   /** This shard's forwarding links to the other nodes (requests for partitions they lead). */
   readonly #links: ForwardLinks;
+  /** Fast failover: a dropped link to a group's primary starts its view change (engine/primary-link-watch.ts). */
+  readonly #primaryLinks: PrimaryLinkWatch;
 
   constructor(options: PartitionHostOptions) {
     this.#o = options;
     this.#layout = new DataDirLayout(options.config.system.path);
     this.#commitTimer = new CommitTimer(options.metrics, 'partition');
     this.#links = new ForwardLinks(options.config, this, options.log.child('forwarding'));
+    this.#primaryLinks = primaryLinkWatch(options.config, options.status);
   }
 
   /** The forwarding links (metrics, the shard's sweep, shutdown). */
@@ -280,7 +284,11 @@ export class PartitionHost implements ForwardOutcomes {
   }
 
   tick(): void {
-    for (const owned of this.#owned.values()) owned.driver.tick();
+    this.#primaryLinks.tick();
+    for (const [group, owned] of this.#owned) {
+      if (this.#primaryLinks.check(group, owned.driver)) this.events.add('partition', PRIMARY_UNREACHABLE_EVENT);
+      owned.driver.tick();
+    }
   }
 
   /**
@@ -479,6 +487,7 @@ export class PartitionHost implements ForwardOutcomes {
     }
     owned.driver.destroy();
     this.#owned.delete(group);
+    this.#primaryLinks.forget(group);
     this.#o.status.retirePartition(group);
     this.#o.log.debug('partition removed', { group });
   }
