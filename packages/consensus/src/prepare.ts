@@ -223,6 +223,14 @@ export function onJournalWritten(c: Core, op: Op, checksum: bigint, ok: boolean)
  * journal can no longer be trusted and the core stops (fatal), as upstream does.
  */
 function rollbackFailedAppend(c: Core, entry: JournalEntry): void {
+  if (entry.op <= c.commitMin) {
+    // Committed elsewhere and applied here before its own write completed (a backup walks
+    // commits as soon as it journals): it cannot be unapplied, and the journal must hold it.
+    // Rolling it back left commit_min above op (seed 47 of 5).
+    c.mark(Mark.JournalWriteFatal, `op ${entry.op} (applied)`);
+    c.fatal(`journal_write_failed at applied op ${entry.op}`);
+    return;
+  }
   for (let op = entry.op + 1; op <= c.journal.head; op++) {
     const above = c.journal.get(op);
     if (above !== undefined && above.durable) {
