@@ -251,14 +251,14 @@ export class Cluster {
     for (const p of ready) p.apply();
   }
 
-  /** Completes every stalled journal write of a node as failed (the disk said EIO late). */
+  /** Completes every stalled journal write of a node as FAILED (EIO): nothing reached its disk. */
   failStalledJournal(index: number): void {
     const node = this.nodes[index] as Node;
-    const ready = node.stalled.filter((p) => p.kind === 'journal');
-    node.stalled = node.stalled.filter((p) => !ready.includes(p));
-    for (const p of ready) {
-      const r = node.replica;
-      if (r === null || p.completion.kind !== 'journal_written') continue;
+    const r = node.replica as Replica;
+    const failed = node.stalled.filter((p) => p.kind === 'journal');
+    node.stalled = node.stalled.filter((p) => !failed.includes(p));
+    for (const p of failed) {
+      if (node.replica !== r || p.completion.kind !== 'journal_written') continue;
       r.onStorageDone({ ...p.completion, ok: false });
       this.process(node);
     }
