@@ -88,7 +88,7 @@ export const Mark = Object.freeze({
   AppliedAckWithoutCopy: 'applied_ack_without_copy',
   /** A failed journal append was rolled back. */
   JournalWriteRollback: 'journal_write_rollback',
-  /** A failed journal append under vouched ops (or of an applied op) stopped the replica. */
+  /** A failed journal append under vouched ops stopped the replica. */
   JournalWriteFatal: 'journal_write_fatal',
   /** A failed journal append of an op already applied here was written again (never rolled back). */
   JournalWriteRetried: 'journal_write_retried',
