@@ -162,6 +162,9 @@ describe('metrics and /ready on a single node', () => {
       expect(metricValue(text, 'nodejs_eventloop_lag_seconds', { thread })).not.toBeNull();
     }
     expect(metricValue(text, 'shoal_ready')).toBe(1);
+    // Every worker (metadata + 2 shards) answered this scrape, besides the main thread's own figures.
+    expect(metricValue(text, 'shoal_scrape_threads_missing')).toBe(0);
+    expect(new Set(text.split('\n').filter((l) => l.startsWith('shoal_thread_heap_used_bytes{')).map((l) => /thread="([^"]+)"/.exec(l)?.[1]))).toEqual(new Set(['main', 'metadata', 'shard-0', 'shard-1']));
     expectDocumented(text);
   });
 

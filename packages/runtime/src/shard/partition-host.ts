@@ -42,6 +42,7 @@ import { METADATA_THREAD } from '../node/worker-data.js';
 import type { StatusTable } from '../status/status-table.js';
 import { shardOfGroup } from './shard-of.js';
 import { NO_PRIMARY, groupRole, notPrimaryCode } from '../engine/group-role.js';
+import { PRIMARY_UNREACHABLE_EVENT, primaryLinkWatch, type PrimaryLinkWatch } from '../engine/primary-link-watch.js';
 import type { ForwardOutcomes, PendingForward } from '../forwarding/forward-link.js';
 import { ForwardLinks } from '../forwarding/forward-links.js';
 
@@ -72,7 +73,7 @@ export interface PartitionHostOptions {
 interface Owned {
   readonly driver: PartitionDriver;
   route: PartitionRoute;
-  /** The role last seen at a tick (published to the status table on change). */
+  /** The role last published to the status table. */
   view: number;
   primary: number;
   acting: boolean;
@@ -108,12 +109,15 @@ export class PartitionHost implements ForwardOutcomes {
   readonly #commitTimer: CommitTimer;
   /** This shard's forwarding links to the other nodes (requests for partitions they lead). */
   readonly #links: ForwardLinks;
+  /** Fast failover: a dropped link to a group's primary starts its view change (engine/primary-link-watch.ts). */
+  readonly #primaryLinks: PrimaryLinkWatch;
 
   constructor(options: PartitionHostOptions) {
     this.#o = options;
     this.#layout = new DataDirLayout(options.config.system.path);
     this.#commitTimer = new CommitTimer(options.metrics, 'partition');
     this.#links = new ForwardLinks(options.config, this, options.log.child('forwarding'));
+    this.#primaryLinks = primaryLinkWatch(options.config, options.status);
   }
 
   /** The forwarding links (metrics, the shard's sweep, shutdown). */
@@ -280,14 +284,16 @@ export class PartitionHost implements ForwardOutcomes {
   }
 
   tick(): void {
+    this.#primaryLinks.tick();
     for (const [group, owned] of this.#owned) {
+      if (this.#primaryLinks.check(group, owned.driver)) this.events.add('partition', PRIMARY_UNREACHABLE_EVENT);
       owned.driver.tick();
-      this.#observeRole(group, owned);
     }
   }
 
   /**
-   * Publishes a group's role when it changed (status table: routing hints, GetClusterMetadata).
+   * Publishes a group's role when it changed (status table: routing hints, GetClusterMetadata):
+   * at open, then on each `role` effect of its core.
    * Requests the replica drops on losing the primary role are answered 57 by its core
    * (`answerDroppedRequests`, consensus answers.ts), not here.
    */
@@ -430,6 +436,11 @@ export class PartitionHost implements ForwardOutcomes {
           this.#commits += 1;
           this.#dirty.add(group);
         },
+        // The core reports role changes as they happen (a `role` effect): no per-tick polling.
+        role: () => {
+          const owned = this.#owned.get(group);
+          if (owned !== undefined) this.#observeRole(group, owned);
+        },
         event: (name, detail) => {
           this.events.add('partition', name);
           o.log.debug('partition event', { group, name, detail });
@@ -476,6 +487,7 @@ export class PartitionHost implements ForwardOutcomes {
     }
     owned.driver.destroy();
     this.#owned.delete(group);
+    this.#primaryLinks.forget(group);
     this.#o.status.retirePartition(group);
     this.#o.log.debug('partition removed', { group });
   }
