@@ -8,6 +8,7 @@ import {
   decodeOffsetFile,
   encodeIdentity,
   encodeOffsetFile,
+  type Fd,
   identityFor,
   mkdirDurable,
   openDataDir,
@@ -148,7 +149,7 @@ describe('consumer offset files', () => {
           const value: unknown = Reflect.get(target, key, target);
           return typeof value === 'function' ? value.bind(target) : value;
         }
-        return (fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number => {
+        return (fd: Fd, buffer: Uint8Array, offset: number, length: number, position: number): number => {
           const n = target.read(fd, buffer, offset, length, position);
           if (flips > 0 && n > 0) {
             flips--;
