@@ -17,7 +17,7 @@ import {
 } from '@shoal/protocol';
 import { answerRead } from '@shoal/state';
 import { Harness } from '../../packages/state/test/harness.js';
-import { eviction, incompatibleProtocolEviction, loginReply, payloadReply, statusReply, type ReplyContext } from '../../packages/runtime/src/client-plane/replies.js';
+import { eviction, incompatibleProtocolEviction, loginReply, payloadReply, statusReply, type ReplyContext } from '@shoal/gateway';
 
 const SDK = process.env['SHOAL_COMPAT_SDK'];
 const wire = async (file: string): Promise<Record<string, unknown>> => {

@@ -40,7 +40,7 @@ describe('tidy: publishable packages', () => {
 
   it('are the SDK, the server and the CLI with the libraries they run on', () => {
     expect(publishable.map((ws) => manifest(ws).name).sort()).toEqual([
-      '@shoal/cli', '@shoal/client', '@shoal/consensus', '@shoal/protocol', '@shoal/replica', '@shoal/ring', '@shoal/runtime',
+      '@shoal/cli', '@shoal/client', '@shoal/consensus', '@shoal/gateway', '@shoal/protocol', '@shoal/replica', '@shoal/ring', '@shoal/runtime',
       '@shoal/server', '@shoal/state', '@shoal/stdx', '@shoal/storage',
     ]);
   });

@@ -9,20 +9,21 @@ export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   'packages/state': ['stdx', 'protocol', 'consensus'],
   'packages/storage': ['stdx', 'protocol', 'consensus', 'state'],
   'packages/replica': ['stdx', 'protocol', 'consensus', 'state', 'storage'],
+  'packages/gateway': ['stdx', 'protocol', 'consensus', 'state'],
   'packages/ring': ['stdx'],
-  'packages/runtime': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'ring'],
+  'packages/runtime': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'ring', 'gateway'],
   'packages/client': ['stdx', 'protocol'],
-  'packages/simulator': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'client'],
-  'apps/server': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'ring', 'runtime'],
+  'packages/simulator': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'gateway', 'client'],
+  'apps/server': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'ring', 'gateway', 'runtime'],
   'apps/cli': ['stdx', 'protocol', 'client', 'runtime'],
-  'apps/vopr': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'client', 'simulator'],
-  'bench/micro': ['stdx', 'protocol', 'ring', 'consensus', 'storage', 'state', 'replica', 'runtime'],
+  'apps/vopr': ['stdx', 'protocol', 'consensus', 'state', 'storage', 'replica', 'gateway', 'client', 'simulator'],
+  'bench/micro': ['stdx', 'protocol', 'ring', 'consensus', 'storage', 'state', 'replica', 'gateway', 'runtime'],
   'bench/load': ['stdx', 'protocol', 'client', 'runtime'],
   'bench/node': ['stdx', 'protocol', 'client'],
 };
 
 /** Packages whose src must be pure: no clocks, randomness, timers, promises of I/O, or node: modules. */
-export const PURE_PACKAGES = ['packages/stdx', 'packages/protocol', 'packages/consensus', 'packages/state'] as const;
+export const PURE_PACKAGES = ['packages/stdx', 'packages/protocol', 'packages/consensus', 'packages/state', 'packages/gateway'] as const;
 
 /** Source patterns banned in pure packages, with the reason shown on failure. */
 export const BANNED_IN_PURE: readonly { pattern: RegExp; why: string }[] = [
@@ -39,8 +40,8 @@ export const BANNED_IN_PURE: readonly { pattern: RegExp; why: string }[] = [
   { pattern: /from\s+['"](fs|net|path|os|child_process|worker_threads|http|https|tls|dgram|crypto)['"]/, why: 'node I/O module' },
 ];
 
-/** Additionally banned in the consensus core and state machines: no async at all. */
-export const NO_ASYNC_PACKAGES = ['packages/consensus', 'packages/state'] as const;
+/** Additionally banned in the consensus core, the state machines and the gateway: no async at all. */
+export const NO_ASYNC_PACKAGES = ['packages/consensus', 'packages/state', 'packages/gateway'] as const;
 export const BANNED_ASYNC: readonly { pattern: RegExp; why: string }[] = [
   { pattern: /\basync\s+(function|\(|[A-Za-z_$][\w$]*\s*\()/, why: 'async (the core is synchronous: inputs in, effects out)' },
   { pattern: /\bawait\b/, why: 'await' },

@@ -118,6 +118,8 @@ export class Core {
   checkpointWanted = false;
   /** Checkpoint written and recorded but not yet in a durable superblock. */
   checkpointPending: { op: Op; checksum: bigint } | null = null;
+  /** Failed appends of applied ops written again since the last append that succeeded (prepare.ts). */
+  appendRetries = 0;
   /** Set when the core emitted `fatal`: every later entry point is a no-op. */
   stopped: string | null = null;
   /** Entry-point counter (logs). */
@@ -159,10 +161,10 @@ export class Core {
     return this.isPrimaryByIndex() && this.status === 'normal' && !this.ceded;
   }
 
-  /** True when the superblock durably holds the current (view, log_view). */
+  /** True when the superblock durably holds the current (view, log_view) and the log view's installed head. */
   viewDurable(): boolean {
     const d = this.sb.durable;
-    return d !== null && d.view === this.view && d.logView === this.logView;
+    return d !== null && d.view === this.view && d.logView === this.logView && d.logHead === this.sb.logHead;
   }
 
   transferring(): boolean {

@@ -22,6 +22,11 @@ export interface DurableVsrState {
   readonly checkpointOp: Op;
   /** widen(XXH3(snapshot payload)), 0 when none. */
   readonly checkpointChecksum: bigint;
+  /**
+   * The head op of log_view's log when this replica installed it (adopted or started): after a
+   * restart its log in log_view ends at least there, even where its journal does not.
+   */
+  readonly logHead: Op;
 }
 
 /** Outcome of a forwarded or in-process session operation (§8), reported to the host. */
@@ -128,6 +133,12 @@ export type Effect =
   | { readonly kind: 'dropped'; readonly command: number; readonly from: number; readonly reason: string }
   /** A structured log / metric event. */
   | { readonly kind: 'event'; readonly name: string; readonly detail: string }
+  /**
+   * This replica's role changed (after the entry point that changed it): its view, the primary it
+   * knows (null outside status normal) and whether it is the acting primary. Hosts publish it
+   * (routing hints) instead of reading the role on every tick.
+   */
+  | { readonly kind: 'role'; readonly view: number; readonly primary: number | null; readonly acting: boolean }
   /** The environment failed in a way the core cannot survive (exit with this reason). */
   | { readonly kind: 'fatal'; readonly reason: string };
 

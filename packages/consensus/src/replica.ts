@@ -131,6 +131,8 @@ export class Replica {
   readonly #role: ReplicaRole;
   readonly #limits: ValidateLimits;
   readonly #clusterBytes: Uint8Array;
+  /** The role last reported (`role` effect); null before the first. */
+  #reported: { readonly view: number; readonly primary: number | null; readonly acting: boolean } | null = null;
   #watermarks = { view: 0, commitMin: 0, commitMax: 0 };
 
   constructor(options: ReplicaOptions) {
@@ -388,7 +390,19 @@ export class Replica {
         c.mark(Mark.JournalComplete, `caught up to ${c.incompleteUntil}`);
       }
     }
+    this.#reportRole();
     checkInvariants(c, this.#watermarks);
     this.#watermarks = { view: c.view, commitMin: c.commitMin, commitMax: c.commitMax };
+  }
+
+  /** A `role` effect when the view, the known primary or acting changed since the last one. */
+  #reportRole(): void {
+    const role = this.#role;
+    const primary = role.normal ? role.primaryIndex : null;
+    const acting = role.actingPrimary;
+    const last = this.#reported;
+    if (last !== null && last.view === role.view && last.primary === primary && last.acting === acting) return;
+    this.#reported = { view: role.view, primary, acting };
+    this.#c.effects.push({ kind: 'role', view: role.view, primary, acting });
   }
 }

@@ -266,6 +266,9 @@ export abstract class GroupDriver {
       case 'event':
         hooks.event?.(effect.name, effect.detail);
         return;
+      case 'role':
+        hooks.role?.({ view: effect.view, primary: effect.primary, acting: effect.acting });
+        return;
       case 'fatal':
         this.stop('consensus', effect.reason);
         return;

@@ -172,6 +172,8 @@ export class PartitionDriver extends GroupDriver {
       opened = fresh;
     }
     let storage = opened;
+    const damaged = damagedOffsetFile(storage);
+    if (damaged !== null && config.replicaCount > 1) return { ok: false, reason: 'partition_recovery_refused', detail: damaged };
     const sbRead = storage.superblock.read();
     if (!sbRead.ok) return { ok: false, reason: 'partition_io', detail: sbRead.error.message };
     if (sbRead.value.kind === 'refused') return { ok: false, reason: 'partition_recovery_refused', detail: sbRead.value.reason };
@@ -224,8 +226,8 @@ export class PartitionDriver extends GroupDriver {
     // on every replica; that view is written down before the core may speak in it.
     const initialView = priorState ? 0 : preferredPrimary(options.group, config.replicaCount);
     const durable: DurableVsrState | null = sb === null
-      ? (initialView === 0 ? null : { view: initialView, logView: initialView, commitMax: 0, checkpointOp: 0, checkpointChecksum: 0n })
-      : { view: sb.view, logView: sb.logView, commitMax: Number(sb.commitMax), checkpointOp: 0, checkpointChecksum: 0n };
+      ? (initialView === 0 ? null : { view: initialView, logView: initialView, commitMax: 0, checkpointOp: 0, checkpointChecksum: 0n, logHead: 0 })
+      : { view: sb.view, logView: sb.logView, commitMax: Number(sb.commitMax), checkpointOp: 0, checkpointChecksum: 0n, logHead: Number(sb.logHead) };
     if (sb === null && durable !== null) rewrite = true;
     const live: { on: boolean } = { on: false };
     const adapter = new PartitionAdapter(state, options.group, frontier.op, {
@@ -515,7 +517,7 @@ export class PartitionDriver extends GroupDriver {
   #writeFrontier(frontier: Frontier): boolean {
     const d = this.#durable;
     const ok = this.#writeRecord({
-      view: d?.view ?? 0, logView: d?.logView ?? 0, commitMax: d?.commitMax ?? 0, checkpointOp: 0, checkpointChecksum: 0n,
+      view: d?.view ?? 0, logView: d?.logView ?? 0, commitMax: d?.commitMax ?? 0, checkpointOp: 0, checkpointChecksum: 0n, logHead: d?.logHead ?? 0,
     }, frontier);
     if (ok) this.#advanceFrontier(frontier);
     return ok;
@@ -552,6 +554,7 @@ export class PartitionDriver extends GroupDriver {
       checkpointOp: BigInt(frontier.op),
       checkpointChecksum: 0n,
       offsetFrontier: BigInt(frontier.offset),
+      logHead: BigInt(state.logHead),
     });
     if (!written.ok) this.hooks.event?.('superblock_write_failed', written.error.message);
     return written.ok;
@@ -648,6 +651,18 @@ function repairBodyProblem(frame: Uint8Array): string | null {
   const verdict = validateBatch(body);
   if (!verdict.ok) return `repair_batch_${verdict.reason}`;
   return verdict.value.messageCount === 0 ? 'repair_batch_empty' : null;
+}
+
+/**
+ * A consumer-offset file that does not verify (bit rot, a misdirected or torn write), or null.
+ * Its value may be one the durable frontier vouches for, and no later op need rewrite it: a
+ * replica that went on without it would differ from its peers for good. In a cluster the
+ * partition is refused (the host wipes it and a peer rebuilds it, offsets included); a single
+ * replica has no peer and serves without the offset (docs/storage-recovery.md).
+ */
+function damagedOffsetFile(storage: PartitionStorage): string | null {
+  const fault = storage.report.offsetFaults.find((f) => f.reason.startsWith('offset_file_'));
+  return fault === undefined ? null : `offset file ${fault.kind}/${fault.name}: ${fault.reason}`;
 }
 
 function offerKey(requester: number, nonce: bigint): string {

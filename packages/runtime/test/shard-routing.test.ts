@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { packPartitionGroup } from '@shoal/protocol';
 import { murmur3OfU64, shardOfGroup } from '../src/shard/shard-of.js';
 import { makeToken, nextGeneration, tokenGeneration, tokenShard, tokenSlot } from '../src/client-plane/token.js';
-import { packConsumerRef, unpackConsumerRef } from '../src/client-plane/consumer-ref.js';
 
 /** MurmurHash3 x86_32 of any byte string, written from the algorithm's description (test oracle). */
 function murmur3(bytes: Uint8Array, seed: number): number {
@@ -73,7 +72,7 @@ describe('partition group → shard', () => {
   });
 });
 
-describe('connection tokens and consumer refs', () => {
+describe('connection tokens', () => {
   it('round-trip shard, slot and generation below 2^53', () => {
     for (const [shard, slot, generation] of [[0, 0, 1], [255, 2 ** 20 - 1, 2 ** 25 - 1], [3, 17, 42]] as const) {
       const token = makeToken(shard, slot, generation);
@@ -81,10 +80,5 @@ describe('connection tokens and consumer refs', () => {
       expect([tokenShard(token), tokenSlot(token), tokenGeneration(token)]).toEqual([shard, slot, generation]);
     }
     expect(nextGeneration(2 ** 25 - 1)).toBe(1);
-  });
-
-  it('packs a consumer or a group key into a u64', () => {
-    expect(unpackConsumerRef(packConsumerRef({ kind: 'consumer', key: 0xffff_ffff }))).toEqual({ kind: 'consumer', key: 0xffff_ffff });
-    expect(unpackConsumerRef(packConsumerRef({ kind: 'consumer_group', key: 3 }))).toEqual({ kind: 'consumer_group', key: 3 });
   });
 });

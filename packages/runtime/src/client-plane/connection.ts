@@ -21,6 +21,7 @@
  * are queued (slow reader), and `idle_timeout` (when non-zero).
  */
 import type { Socket } from 'node:net';
+import { AckedFences, type BoundSession, type GatewayConnection } from '@shoal/gateway';
 import { FrameDecoder } from '@shoal/protocol';
 import { RequestTiming, type RequestTimingSink } from './request-timing.js';
 
@@ -34,12 +35,7 @@ export interface ConnectionLimits {
   readonly writeStallTimeoutMs: number;
 }
 
-/** The session a login bound to this connection. */
-export interface BoundSession {
-  readonly client: bigint;
-  readonly userId: number;
-  readonly epoch: bigint;
-}
+export type { BoundSession };
 
 export interface ConnectionHandler {
   /** One whole request frame (a view valid until this call returns). */
@@ -67,12 +63,7 @@ export interface ConnectionCounters {
 const ASSEMBLY_RETAIN_BYTES = 2 * 1024 * 1024;
 const ASSEMBLY_IDLE_MS = 1000;
 
-/** Partition groups whose acknowledged op a connection remembers (read-your-writes fences). */
-const ACKED_GROUPS_MAX = 1024;
-/** The fence of a group forgotten after an overflow: no replica but the primary serves it. */
-export const ACKED_UNKNOWN = (1n << 64n) - 1n;
-
-export class ClientConnection {
+export class ClientConnection implements GatewayConnection {
   readonly token: number;
   readonly slot: number;
   /** The u32 id GetClient addresses (node-unique). */
@@ -87,13 +78,8 @@ export class ClientConnection {
   /** The command code of the frame being handled (set by the handler; request latency by command). */
   command = 0;
   closed = false;
-  /**
-   * Read-your-writes: per partition group, the op of the latest committed reply this connection
-   * received. A poll carries it (`fenceOp`) so a replica that has not applied it does not serve it.
-   */
-  readonly #acked = new Map<bigint, bigint>();
-  /** Entries were dropped from `#acked`: an unknown group's fence is then "everything". */
-  #ackedOverflow = false;
+  /** Read-your-writes: per partition group, the op of the latest committed reply received. */
+  readonly #acked = new AckedFences();
   #decoder: FrameDecoder;
   readonly #limits: ConnectionLimits;
   readonly #handler: ConnectionHandler;
@@ -177,19 +163,12 @@ export class ClientConnection {
 
   /** The read-your-writes fence of `group` (0: no write of this connection to wait for). */
   ackedOp(group: bigint): bigint {
-    return this.#acked.get(group) ?? (this.#ackedOverflow ? ACKED_UNKNOWN : 0n);
+    return this.#acked.of(group);
   }
 
   /** A committed reply for `group` at `op` reached this connection. */
   noteAcked(group: bigint, op: bigint): void {
-    const known = this.#acked.get(group);
-    if (known !== undefined && known >= op) return;
-    if (known === undefined && this.#acked.size >= ACKED_GROUPS_MAX) {
-      const oldest = this.#acked.keys().next().value as bigint;
-      this.#acked.delete(oldest);
-      this.#ackedOverflow = true;
-    }
-    this.#acked.set(group, op);
+    this.#acked.note(group, op);
   }
 
   /**

@@ -14,7 +14,7 @@ import type { ShoalConfig } from '../config/index.js';
 import { SocketAddress, isIP } from 'node:net';
 import { type Cidr, cidrContains, parseCidr } from '../config/address.js';
 import type { StatusTable } from '../status/status-table.js';
-import { SERVER_VERSION } from './replies.js';
+import { SERVER_VERSION } from '@shoal/gateway';
 
 /** ClusterNodeRole / ClusterNodeStatus of the reference (the SDK decodes them by these values). */
 export const ClusterNodeRole = { leader: 0, follower: 1 } as const;

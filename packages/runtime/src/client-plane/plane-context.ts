@@ -1,8 +1,9 @@
 /**
- * What the request handlers of a shard's client plane share (client-plane.ts, sessions.ts,
- * partition-requests.ts): the shard's metadata copy, the node facts, the ring dispatch, and the
- * helpers that answer a connection.
+ * What a shard's client plane (client-plane.ts) is given by its shard worker: the shard's
+ * metadata copy, the node facts, the ring dispatch, the password pool and the forwarding
+ * channels. The adapter turns it into the gateway's context (@shoal/gateway context.ts).
  */
+import type { ReplyContext } from '@shoal/gateway';
 import type { Hash32 } from '@shoal/state';
 import type { ClientRequestMessage, SessionSubmitMessage } from '../channels/messages.js';
 import type { ChannelServer } from '../forwarding/channel-server.js';
@@ -12,7 +13,6 @@ import type { MetadataCopy } from '../shard/metadata-copy.js';
 import type { StatusTable } from '../status/status-table.js';
 import type { ClientListener } from './listener.js';
 import type { NodeFacts } from './node-facts.js';
-import type { ReplyContext } from './replies.js';
 
 export interface PlaneContext {
   readonly shard: number;

@@ -11,10 +11,10 @@
  *                          connection is recognised and dropped instead of reaching its successor
  *
  * Token 0 is never handed out (generation starts at 1): it marks "nobody waits" (a disconnect
- * logout). Slots from FORWARD_SLOT_BASE up name a request another node forwarded to this shard
- * (forwarding/channel-server.ts) rather than a connection: its reply goes back on that channel.
+ * logout: the gateway's TOKEN_NONE). Slots from FORWARD_SLOT_BASE up name a request another
+ * node forwarded to this shard (forwarding/channel-server.ts) rather than a connection: its
+ * reply goes back on that channel.
  */
-export const TOKEN_NONE = 0;
 export const TOKEN_SLOTS_MAX = 2 ** 20;
 export const TOKEN_GENERATION_MODULO = 2 ** 25;
 /** Slots at and above this name forwarded requests, not connections (connection slots stay below). */

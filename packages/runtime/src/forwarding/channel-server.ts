@@ -15,7 +15,7 @@ import { ErrorCode, METADATA_GROUP, RequestHeaderView } from '@shoal/protocol';
 import type { ClientRequestMessage } from '../channels/messages.js';
 import { RequestRoute } from '../channels/messages.js';
 import type { ClientConnection } from '../client-plane/connection.js';
-import { codeReply, type ReplyContext } from '../client-plane/replies.js';
+import { codeReply, type ReplyContext } from '@shoal/gateway';
 import { FORWARD_SLOT_BASE, TOKEN_SLOTS_MAX, makeToken, nextGeneration, tokenSlot } from '../client-plane/token.js';
 import type { Logger } from '../log/logger.js';
 import { CHANNEL_HEADER_SIZE, decodeForwardRequest, encodeForwardReplyHeader } from './frames.js';

@@ -24,7 +24,7 @@ import {
 } from '@shoal/replica';
 import { Channels } from '../channels/channels.js';
 import type { ChannelMessage, ClientRequestMessage, SessionSubmitMessage } from '../channels/messages.js';
-import { codeReply, type ReplyContext } from '../client-plane/replies.js';
+import { codeReply, type ReplyContext } from '@shoal/gateway';
 import { tokenShard } from '../client-plane/token.js';
 import { groupRole, notPrimaryCode } from '../engine/group-role.js';
 import { WallClock, randomPrng } from '../engine/clock.js';

@@ -28,8 +28,7 @@ import { type Disk, DataDirLayout, RETENTION_NEVER, partitionShareOfTopicSize } 
 import { PartitionDriver, type FatalReason as DriverFatalReason } from '@shoal/replica';
 import type { ShoalConfig } from '../config/index.js';
 import { type ClientRequestMessage, RequestRoute } from '../channels/messages.js';
-import { unpackConsumerRef } from '../client-plane/consumer-ref.js';
-import { codeReply, payloadReply, payloadReplyParts, type ReplyContext, statusReply } from '../client-plane/replies.js';
+import { ACKED_UNKNOWN, codeReply, payloadReply, payloadReplyParts, type ReplyContext, statusReply, unpackConsumerRef } from '@shoal/gateway';
 import { WallClock, randomPrng } from '../engine/clock.js';
 import { partitionConsensusConfig } from '../engine/consensus-config.js';
 import type { RequestLedger } from '../engine/request-ledger.js';
@@ -46,7 +45,6 @@ import { NO_PRIMARY, groupRole, notPrimaryCode } from '../engine/group-role.js';
 import { PRIMARY_UNREACHABLE_EVENT, primaryLinkWatch, type PrimaryLinkWatch } from '../engine/primary-link-watch.js';
 import type { ForwardOutcomes, PendingForward } from '../forwarding/forward-link.js';
 import { ForwardLinks } from '../forwarding/forward-links.js';
-import { ACKED_UNKNOWN } from '../client-plane/connection.js';
 
 export interface PartitionHostOptions {
   readonly shard: number;
@@ -75,7 +73,7 @@ export interface PartitionHostOptions {
 interface Owned {
   readonly driver: PartitionDriver;
   route: PartitionRoute;
-  /** The role last seen at a tick (status table, and the drain of requests on losing it). */
+  /** The role last published to the status table. */
   view: number;
   primary: number;
   acting: boolean;
@@ -290,29 +288,22 @@ export class PartitionHost implements ForwardOutcomes {
     for (const [group, owned] of this.#owned) {
       if (this.#primaryLinks.check(group, owned.driver)) this.events.add('partition', PRIMARY_UNREACHABLE_EVENT);
       owned.driver.tick();
-      this.#observeRole(group, owned);
     }
   }
 
   /**
-   * Publishes a group's role when it changed. A replica that stops being the acting primary
-   * drops the requests it had not committed without answering them (§5.1): answer each one 57
-   * (its outcome is unknown: the new primary may commit it) so the client retries now instead of
-   * waiting for its request timeout.
+   * Publishes a group's role when it changed (status table: routing hints, GetClusterMetadata):
+   * at open, then on each `role` effect of its core.
+   * Requests the replica drops on losing the primary role are answered 57 by its core
+   * (`answerDroppedRequests`, consensus answers.ts), not here.
    */
   #observeRole(group: bigint, owned: Owned): void {
     const role = groupRole(owned.driver);
     if (role.view === owned.view && role.primary === owned.primary && role.acting === owned.acting) return;
-    const lost = owned.acting && !role.acting;
     owned.view = role.view;
     owned.primary = role.primary;
     owned.acting = role.acting;
     this.#o.status.publishPartitionRole(group, role.view, role.primary);
-    if (!lost) return;
-    const o = this.#o;
-    for (const pending of o.ledger.takeGroup(group)) {
-      o.deliver(pending.token, group, codeReply(o.reply, pending, ErrorCode.TransientNotCommitted), true);
-    }
   }
 
   /** A replica-plane frame for a group this shard owns (dropped when the partition is unknown here). */
@@ -445,6 +436,11 @@ export class PartitionHost implements ForwardOutcomes {
           this.#commits += 1;
           this.#dirty.add(group);
         },
+        // The core reports role changes as they happen (a `role` effect): no per-tick polling.
+        role: () => {
+          const owned = this.#owned.get(group);
+          if (owned !== undefined) this.#observeRole(group, owned);
+        },
         event: (name, detail) => {
           this.events.add('partition', name);
           o.log.debug('partition event', { group, name, detail });
@@ -562,11 +558,13 @@ export class PartitionHost implements ForwardOutcomes {
 
   #onClientFrame(group: bigint, token: number | null, frame: Uint8Array): void {
     if (token === null) return; // the partition plane has no client table: every reply has its token
-    const matched = this.#o.ledger.match(token, group, frame);
-    this.#commitTimer.replied(frame, matched.recordedMs);
-    // Unmatched: a request already answered 57 when this replica lost the primary role, then
-    // committed after all (this replica led again): the client has moved on.
-    if (matched.completes) this.#o.deliver(token, group, matched.frame, true);
+    // The core echoes each request's own operation and timestamp (consensus answers.ts): the
+    // ledger only releases the request and times its commit.
+    const settled = this.#o.ledger.settle(token, group, frame);
+    this.#commitTimer.replied(frame, settled.recordedMs);
+    // Unmatched: a reply the ledger holds no request for (none is expected: the core answers a
+    // request at most once, and forgets the ones it answered 57 on losing the primary role).
+    if (settled.completes) this.#o.deliver(token, group, frame, true);
   }
 }
 

@@ -26,7 +26,7 @@ import { ClientPlane } from '../client-plane/client-plane.js';
 import { ClientListener } from '../client-plane/listener.js';
 import { NodeFacts } from '../client-plane/node-facts.js';
 import type { PlaneContext } from '../client-plane/plane-context.js';
-import { codeReply, type ReplyContext } from '../client-plane/replies.js';
+import { codeReply, type ReplyContext } from '@shoal/gateway';
 import type { ShoalConfig } from '../config/index.js';
 import { ChannelServer, type ForwardedRequestSink } from '../forwarding/channel-server.js';
 import { channelKeys, type ChannelIdentity } from '../forwarding/handshake.js';

@@ -1,6 +1,7 @@
 /**
- * Requests of a logged-in connection that touch a partition, resolved on the RECEIVING shard
- * from its metadata copy and then sent to the partition's owner (maybe itself):
+ * Requests of a logged-in connection that touch a partition, resolved by the RECEIVING gateway
+ * from its metadata view and then routed to the partition's owner (in the runtime: maybe its own
+ * shard):
  *
  * | request                   | resolved here                                    | the owner does             |
  * |---------------------------|--------------------------------------------------|----------------------------|
@@ -14,9 +15,9 @@
  * | GetConsumerOffset (120)   | `resolveTarget` (no membership needed)           | read the offset, reply     |
  * | DeleteSegments (138)      | stream / topic / partition → group               | resolve the offset the     |
  * |                           |                                                  | segments reach, then the   |
- * |                           |                                                  | metadata worker admits 68  |
+ * |                           |                                                  | metadata owner admits 68   |
  *
- * Validating the batch on the receiving shard spreads the hashing cost over every shard that
+ * Validating the batch on the receiving gateway spreads the hashing cost over every shard that
  * accepts connections, instead of concentrating it on the partition's owner.
  */
 import {
@@ -24,23 +25,22 @@ import {
   getConsumerOffsetCommand, packPartitionGroup, pollMessagesCommand,
 } from '@shoal/protocol';
 import { admitOffsetWrite, admitSendMessages, emptyPollReply, resolveTarget } from '@shoal/state';
-import { RequestRoute } from '../channels/messages.js';
-import { METADATA_THREAD } from '../node/worker-data.js';
-import type { ClientConnection } from './connection.js';
+import type { GatewayConnection } from './connection.js';
 import { packConsumerRef } from './consumer-ref.js';
-import type { PlaneContext } from './plane-context.js';
+import type { GatewayContext } from './context.js';
+import { RequestRoute } from './messages.js';
 import { eviction, payloadReply, statusReply } from './replies.js';
 
 export class PartitionRequests {
-  readonly #ctx: PlaneContext;
-  /** The shard's balanced-partitioning counter (one per shard, every topic). */
+  readonly #ctx: GatewayContext;
+  /** The gateway's balanced-partitioning counter (one per gateway, every topic). */
   #balanced = 0;
 
-  constructor(ctx: PlaneContext) {
+  constructor(ctx: GatewayContext) {
     this.#ctx = ctx;
   }
 
-  sendMessages(connection: ClientConnection, frame: Uint8Array, userId: number): void {
+  sendMessages(connection: GatewayConnection, frame: Uint8Array, userId: number): void {
     const ctx = this.#ctx;
     const body = frame.subarray(FRAME_HEADER_SIZE);
     const admitted = admitSendMessages(ctx.metadata.state, body, userId, this.#balanced, ctx.h32);
@@ -50,7 +50,7 @@ export class PartitionRequests {
     this.#forward(connection, frame, RequestRoute.submit, admitted.value.group, admitted.value.batch, userId, 0n);
   }
 
-  offsetWrite(connection: ClientConnection, frame: Uint8Array, operation: 161 | 162, userId: number, client: bigint): void {
+  offsetWrite(connection: GatewayConnection, frame: Uint8Array, operation: 161 | 162, userId: number, client: bigint): void {
     const ctx = this.#ctx;
     const admitted = admitOffsetWrite(ctx.metadata.state, operation, frame.subarray(FRAME_HEADER_SIZE), {
       userId, client, h32: ctx.h32, groupCounter: this.#nextGroupCounter(connection),
@@ -61,7 +61,7 @@ export class PartitionRequests {
     this.#forward(connection, frame, route, admitted.target.group, admitted.body, userId, packConsumerRef(admitted.target.consumer));
   }
 
-  poll(connection: ClientConnection, frame: Uint8Array, userId: number, client: bigint): void {
+  poll(connection: GatewayConnection, frame: Uint8Array, userId: number, client: bigint): void {
     const ctx = this.#ctx;
     const header = new RequestHeaderView(frame);
     const body = frame.subarray(FRAME_HEADER_SIZE);
@@ -78,7 +78,7 @@ export class PartitionRequests {
     this.#forward(connection, frame, RequestRoute.poll, target.value.group, body, userId, packConsumerRef(target.value.consumer));
   }
 
-  getOffset(connection: ClientConnection, frame: Uint8Array, userId: number, client: bigint): void {
+  getOffset(connection: GatewayConnection, frame: Uint8Array, userId: number, client: bigint): void {
     const ctx = this.#ctx;
     const header = new RequestHeaderView(frame);
     const body = frame.subarray(FRAME_HEADER_SIZE);
@@ -100,7 +100,7 @@ export class PartitionRequests {
    * fact of the partition's owner, so the request visits the owner first; an unknown partition
    * goes straight to the metadata worker, whose admission answers the not-found code.
    */
-  deleteSegments(connection: ClientConnection, frame: Uint8Array, userId: number): void {
+  deleteSegments(connection: GatewayConnection, frame: Uint8Array, userId: number): void {
     const ctx = this.#ctx;
     const body = frame.subarray(FRAME_HEADER_SIZE);
     const request = deleteSegmentsCommand.decodeRequest(body);
@@ -109,32 +109,33 @@ export class PartitionRequests {
       ? packPartitionGroup(found.stream.id, found.topic.id, request.value.partitionId)
       : null;
     if (partition === null || !partition.ok) {
-      this.#forward(connection, frame, RequestRoute.submit, METADATA_GROUP, body, userId, 0n, METADATA_THREAD);
+      this.#forward(connection, frame, RequestRoute.submit, METADATA_GROUP, body, userId, 0n);
       return;
     }
     this.#forward(connection, frame, RequestRoute.resolve_delete_segments, partition.value, body, userId, 0n);
   }
 
-  /** A metadata-plane write (128..149 but 138): the metadata worker admits and proposes it. */
-  metadataWrite(connection: ClientConnection, frame: Uint8Array, userId: number): void {
-    this.#forward(connection, frame, RequestRoute.submit, METADATA_GROUP, frame.subarray(FRAME_HEADER_SIZE), userId, 0n, METADATA_THREAD);
+  /** A metadata-plane write (128..149 but 138): the metadata owner admits and proposes it. */
+  metadataWrite(connection: GatewayConnection, frame: Uint8Array, userId: number): void {
+    this.#forward(connection, frame, RequestRoute.submit, METADATA_GROUP, frame.subarray(FRAME_HEADER_SIZE), userId, 0n);
   }
 
-  #forward(connection: ClientConnection, frame: Uint8Array, route: RequestRoute, group: bigint, body: Uint8Array,
-    userId: number, hostValue: bigint, thread = this.#ctx.ownerThreadOf(group)): void {
+  /** To the owner of `group` (METADATA_GROUP: the metadata owner). */
+  #forward(connection: GatewayConnection, frame: Uint8Array, route: RequestRoute, group: bigint, body: Uint8Array,
+    userId: number, hostValue: bigint): void {
     connection.inFlight += 1;
-    this.#ctx.dispatch(thread, {
+    this.#ctx.output.route({
       kind: 'client_request', route, token: connection.token, group, userId, metadataOp: this.#ctx.metadata.appliedOp,
       hostValue, fenceOp: connection.ackedOp(group), forwarded: false, header: frame.subarray(0, FRAME_HEADER_SIZE), body,
     });
   }
 
-  #evictBody(connection: ClientConnection, frame: Uint8Array): void {
+  #evictBody(connection: GatewayConnection, frame: Uint8Array): void {
     connection.send(eviction(this.#ctx.reply, new RequestHeaderView(frame).client, EvictionReason.InvalidRequestBody));
   }
 
   /** The host-owned round-robin counter for a group member polling without a partition id. */
-  #nextGroupCounter(connection: ClientConnection): number {
+  #nextGroupCounter(connection: GatewayConnection): number {
     connection.groupCounter = (connection.groupCounter + 1) % 0x7fff_ffff;
     return connection.groupCounter;
   }

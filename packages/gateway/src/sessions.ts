@@ -5,11 +5,12 @@
  * ```
  *  Register ─▶ ClientVersionInfo prefix? ── no ──▶ Eviction 15 MalformedLogin
  *              │ protocol window? ── no ──▶ Eviction 14 IncompatibleProtocol (+ window)
- *              │ 40: user from the shard's metadata copy, password verified in the piscina pool
+ *              │ 40: user from the metadata view, password verified by the host (verifyPassword:
+ *              │     the runtime's piscina pool) and handed back (passwordVerified)
  *              │ 45: personal access token (hash lookup, expiry, user status)
  *              │      bad credentials ──▶ Eviction 9 / 10, inactive user ──▶ Eviction 11
  *              ▼
- *   session_submit(register) ──ring──▶ metadata worker: the core proposes the Register
+ *   session_submit(register) ──route──▶ metadata owner: the core proposes the Register
  *              ▼ session_result
  *   ok: bind {client, user, epoch = register op}; reply [count=0][user][session][version][server]
  *   not_primary / not_caught_up / pipeline_full / primary_unreachable: result [1][0][58]
@@ -28,12 +29,10 @@ import {
   decodeLoginRegisterWithPatRequest, isProtocolCompatible, registerCodeOfBody,
 } from '@shoal/protocol';
 import type { SessionOutcome } from '@shoal/consensus';
-import type { SessionResultMessage } from '../channels/messages.js';
-import { METADATA_THREAD } from '../node/worker-data.js';
-import type { ClientConnection } from './connection.js';
-import type { PlaneContext } from './plane-context.js';
+import type { GatewayConnection } from './connection.js';
+import type { GatewayContext } from './context.js';
+import { type SessionResultMessage, TOKEN_NONE } from './messages.js';
 import { codeReply, eviction, incompatibleProtocolEviction, loginReply, statusReply } from './replies.js';
-import { TOKEN_NONE } from './token.js';
 
 interface PendingSession {
   readonly kind: 'register' | 'logout';
@@ -43,14 +42,27 @@ interface PendingSession {
   readonly userId: number;
 }
 
+/** A password login waiting for the host's verdict. */
+interface Verifying {
+  readonly header: Uint8Array;
+  readonly client: bigint;
+  readonly userId: number;
+  readonly active: boolean;
+}
+
+/** The verdict of a password check: null when the check itself failed (the pool broke). */
+export type PasswordVerdict = boolean | null;
+
 const RETRY_ANYWHERE: ReadonlySet<SessionOutcome> = new Set(['not_primary', 'not_caught_up', 'pipeline_full', 'primary_unreachable']);
 
 export class SessionFlows {
-  readonly #ctx: PlaneContext;
+  readonly #ctx: GatewayContext;
   /** By connection token: at most one pending session operation per connection (the barrier). */
   readonly #pending = new Map<number, PendingSession>();
+  /** By connection token: password logins whose verdict the host has not handed back yet. */
+  readonly #verifying = new Map<number, Verifying>();
 
-  constructor(ctx: PlaneContext) {
+  constructor(ctx: GatewayContext) {
     this.#ctx = ctx;
   }
 
@@ -59,7 +71,7 @@ export class SessionFlows {
   }
 
   /** A Register request (operation 1): gate, verify, then submit it to the metadata core. */
-  register(connection: ClientConnection, frame: Uint8Array): void {
+  register(connection: GatewayConnection, frame: Uint8Array): void {
     const ctx = this.#ctx;
     const header = new RequestHeaderView(frame);
     const client = header.client;
@@ -93,49 +105,49 @@ export class SessionFlows {
     if (!request.ok) return this.#evict(connection, client, EvictionReason.MalformedLogin);
     const target = ctx.metadata.state.verifyLoginTarget(request.value.username);
     if (!target.ok) return this.#evict(connection, client, EvictionReason.InvalidCredentials);
-    // The password check runs in the pool; later frames of this connection wait behind it.
+    // The password check runs in the host (a pool); later frames of this connection wait behind it.
     connection.hold();
     connection.inFlight += 1;
-    ctx.hasher.verify(request.value.password, target.passwordHash).then(
-      (matches) => {
-        if (connection.closed) return;
-        if (!matches) {
-          this.#finish(connection);
-          return this.#evict(connection, client, EvictionReason.InvalidCredentials);
-        }
-        if (!target.active) {
-          this.#finish(connection);
-          return this.#evict(connection, client, EvictionReason.UserInactive);
-        }
-        // Still holding the barrier and the in-flight slot: they pass to the Register.
-        this.#submitRegister(connection, headerCopy, client, target.userId, true);
-      },
-      (error: unknown) => {
-        ctx.log.warn('password verification failed in the pool', { error });
-        if (connection.closed) return;
-        connection.send(codeReply(ctx.reply, new RequestHeaderView(headerCopy), ErrorCode.TransientNotAccepted));
-        this.#finish(connection);
-      },
-    );
+    this.#verifying.set(connection.token, { header: headerCopy, client, userId: target.userId, active: target.active });
+    ctx.output.verifyPassword(connection, request.value.password, target.passwordHash);
+  }
+
+  /** The host's verdict on a password login of `connection` (see GatewayOutput.verifyPassword). */
+  passwordVerified(connection: GatewayConnection, verdict: PasswordVerdict): void {
+    const login = this.#verifying.get(connection.token);
+    this.#verifying.delete(connection.token);
+    if (login === undefined || connection.closed) return;
+    if (verdict === null) {
+      connection.send(codeReply(this.#ctx.reply, new RequestHeaderView(login.header), ErrorCode.TransientNotAccepted));
+      this.#finish(connection);
+      return;
+    }
+    if (!verdict || !login.active) {
+      this.#finish(connection);
+      return this.#evict(connection, login.client, verdict ? EvictionReason.UserInactive : EvictionReason.InvalidCredentials);
+    }
+    // Still holding the barrier and the in-flight slot: they pass to the Register.
+    this.#submitRegister(connection, login.header, login.client, login.userId, true);
   }
 
   /** A Logout request (operation 3, code 39) on a bound connection. */
-  logout(connection: ClientConnection, frame: Uint8Array): void {
+  logout(connection: GatewayConnection, frame: Uint8Array): void {
     const session = connection.session;
     const header = new RequestHeaderView(frame);
     if (session === null) return; // the caller answered Unauthenticated already
     connection.hold();
     connection.inFlight += 1;
     this.#pending.set(connection.token, { kind: 'logout', header: frame.slice(0, FRAME_HEADER_SIZE), client: session.client, userId: session.userId });
-    this.#ctx.dispatch(METADATA_THREAD, {
+    this.#ctx.output.route({
       kind: 'session_submit', session: 'logout', token: connection.token, client: session.client, userId: session.userId,
       epoch: header.session, request: header.request,
     });
   }
 
   /** The transport closed: a bound session is logged out (request u64::MAX, nobody waits). */
-  disconnected(connection: ClientConnection): void {
+  disconnected(connection: GatewayConnection): void {
     this.#pending.delete(connection.token);
+    this.#verifying.delete(connection.token);
     const session = connection.session;
     if (session === null) return;
     connection.session = null;
@@ -147,13 +159,13 @@ export class SessionFlows {
    * membership is released (Eviction 13 StaleClient, then a Logout), so its groups rebalance. A
    * connection without memberships is left alone (the reference's rule).
    */
-  releaseIfStale(connection: ClientConnection, nowMs: number, staleAfterMs: number): boolean {
+  releaseIfStale(connection: GatewayConnection, nowMs: number, staleAfterMs: number): boolean {
     const session = connection.session;
     if (session === null || connection.inFlight > 0 || nowMs - connection.lastActivityMs < staleAfterMs) return false;
     if (!this.#ctx.metadata.ready || this.#ctx.metadata.state.membershipsOf(session.client).length === 0) return false;
     connection.send(eviction(this.#ctx.reply, session.client, EvictionReason.StaleClient));
     this.disconnected(connection);
-    this.#ctx.listener().publishSession(connection);
+    this.#ctx.output.sessionChanged(connection);
     return true;
   }
 
@@ -161,7 +173,7 @@ export class SessionFlows {
     const ctx = this.#ctx;
     if (result.token === TOKEN_NONE) return; // a disconnect logout: nobody waits
     const pending = this.#pending.get(result.token);
-    const connection = ctx.listener().byToken(result.token);
+    const connection = ctx.output.connectionOf(result.token);
     this.#pending.delete(result.token);
     if (pending === undefined || connection === null) {
       // The connection is gone; a Register that still committed must not leave a session behind.
@@ -180,7 +192,7 @@ export class SessionFlows {
         connection.session = null;
         connection.send(statusReply(ctx.reply, header, 0));
       }
-      ctx.listener().publishSession(connection);
+      ctx.output.sessionChanged(connection);
     } else if (result.outcome === 'client_id_owned_by_another_user') {
       connection.send(eviction(ctx.reply, pending.client, EvictionReason.SessionError));
     } else {
@@ -190,34 +202,34 @@ export class SessionFlows {
     this.#finish(connection);
   }
 
-  #submitRegister(connection: ClientConnection, header: Uint8Array, client: bigint, userId: number, holding = false): void {
+  #submitRegister(connection: GatewayConnection, header: Uint8Array, client: bigint, userId: number, holding = false): void {
     if (!holding) {
       connection.hold();
       connection.inFlight += 1;
     }
     this.#pending.set(connection.token, { kind: 'register', header, client, userId });
-    this.#ctx.dispatch(METADATA_THREAD, {
+    this.#ctx.output.route({
       kind: 'session_submit', session: 'register', token: connection.token, client, userId, epoch: 0n, request: 0n,
     });
   }
 
   #submitDisconnect(client: bigint, userId: number, epoch: bigint): void {
-    this.#ctx.dispatch(METADATA_THREAD, {
+    this.#ctx.output.route({
       kind: 'session_submit', session: 'logout', token: TOKEN_NONE, client, userId, epoch, request: U64_MAX,
     });
   }
 
-  #finish(connection: ClientConnection): void {
+  #finish(connection: GatewayConnection): void {
     connection.requestDone();
     connection.release();
   }
 
-  #evict(connection: ClientConnection, client: bigint, reason: EvictionReason): void {
+  #evict(connection: GatewayConnection, client: bigint, reason: EvictionReason): void {
     const ctx = this.#ctx;
     connection.send(eviction(ctx.reply, client, reason));
     if (connection.session?.client === client) {
       connection.session = null;
-      ctx.listener().publishSession(connection);
+      ctx.output.sessionChanged(connection);
     }
   }
 }
