@@ -38,8 +38,12 @@ async function main(): Promise<number> {
   for (const line of report.stalls) console.log(line);
   const worst = Math.max(0, ...report.samples.map((s) => s.longestGapMs));
   log(`longest write gap of the run: ${worst} ms`);
-  const ok = report.problems.length === 0 && report.growth.length === 0;
-  log(`verdict: ${ok ? 'PASS' : 'FAIL'} (no node exit, no loss, no growth beyond the bound)`);
+  const failed = [
+    ...(report.problems.length > 0 ? [`${report.problems.length} problem(s): node exits, failed restarts or lost/duplicated messages (PROBLEM lines)`] : []),
+    ...(report.growth.length > 0 ? [`RSS growth beyond the bound in ${report.growth.length} process lifetime(s) (GROWTH lines)`] : []),
+  ];
+  log(failed.length === 0 ? 'verdict: PASS (no node exit, no loss, no growth beyond the bound)' : `verdict: FAIL: ${failed.join('; ')}`);
+  const ok = failed.length === 0;
   return ok ? 0 : 1;
 }
 

@@ -186,8 +186,12 @@ describe('cluster: replica frame vectors on a live listener', () => {
     expect(raw.closed).toBe(false);
 
     // A command byte above 29 is a stream error: the connection is closed.
+    const releasedBefore = cluster.node(2).records('replica peer down').length;
     raw.write(hexBytes((streamError[0] as { hex: string }).hex));
     expect(await raw.closedWithin(5_000)).toBe(true);
+    // The shard holding the handed-off link reports its end to the supervisor, which only then
+    // frees the pair slot ("replica peer down"): a Hello before that is closed as a duplicate.
+    await waitFor('node 2 freed the link of peer 0', () => cluster.node(2).records('replica peer down').length > releasedBefore, 10_000, 20);
 
     // After all of that the node still serves: a fresh link is installed and kept.
     const again = await RawClient.connect({ host: '127.0.0.1', port: cluster.replicaPorts[2] as number });

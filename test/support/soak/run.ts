@@ -36,6 +36,9 @@ export interface NodeSample {
   readonly life: number;
   readonly sinceStartMs: number;
   readonly rssMiB: number | null;
+  /** V8 heap in use and memory outside it (buffers), summed over the node's threads: a leak shows in one of them, warm-up caches in external. */
+  readonly heapMiB: number | null;
+  readonly externalMiB: number | null;
   readonly loopP99Ms: number | null;
   readonly loopMaxMs: number | null;
   readonly viewChanges: number | null;
@@ -156,10 +159,11 @@ async function takeSample(
       const loop = (quantile: string): number => maxOf(text, 'shoal_event_loop_delay_seconds', { quantile }) * 1000;
       return {
         ...base, rssMiB: metricSum(text, 'shoal_process_resident_memory_bytes') / MIB, loopP99Ms: loop('0.99'), loopMaxMs: loop('max'),
+        heapMiB: metricSum(text, 'shoal_thread_heap_used_bytes') / MIB, externalMiB: metricSum(text, 'shoal_thread_external_bytes') / MIB,
         viewChanges: metricSum(text, 'shoal_consensus_events_total', { event: 'view_change' }),
       };
     } catch {
-      return { ...base, rssMiB: null, loopP99Ms: null, loopMaxMs: null, viewChanges: null };
+      return { ...base, rssMiB: null, heapMiB: null, externalMiB: null, loopP99Ms: null, loopMaxMs: null, viewChanges: null };
     }
   }));
   return { minute, produced: traffic.produced - last.produced, consumed: traffic.consumed - last.consumed, longestGapMs: gap.ms, gapEndedAt: gap.endsAt, nodes };
@@ -236,6 +240,6 @@ function stallLines(cluster: TestCluster, samples: readonly Sample[]): string[] 
 }
 
 export function formatSample(sample: Sample): string {
-  const nodes = sample.nodes.map((n) => `n${n.node}${n.life > 0 ? `.${n.life}` : ''} rss ${n.rssMiB?.toFixed(0) ?? '?'} MiB loop p99/max ${n.loopP99Ms?.toFixed(0) ?? '?'}/${n.loopMaxMs?.toFixed(0) ?? '?'} ms vc ${n.viewChanges ?? '?'}`);
+  const nodes = sample.nodes.map((n) => `n${n.node}${n.life > 0 ? `.${n.life}` : ''} rss ${n.rssMiB?.toFixed(0) ?? '?'} (heap ${n.heapMiB?.toFixed(0) ?? '?'} ext ${n.externalMiB?.toFixed(0) ?? '?'}) MiB loop p99/max ${n.loopP99Ms?.toFixed(0) ?? '?'}/${n.loopMaxMs?.toFixed(0) ?? '?'} ms vc ${n.viewChanges ?? '?'}`);
   return `minute ${sample.minute}: produced ${sample.produced} consumed ${sample.consumed} longest write gap ${sample.longestGapMs} ms | ${nodes.join(' | ')}`;
 }
