@@ -137,6 +137,11 @@ export interface MergeSelf {
  * committed and applied here, in an older log view (seed 182 of 3: the commit point waited for
  * a copy forever with the third replica down for good).
  */
+/** The merging replica applied `op` (so it is committed, whatever anyone's header says). */
+function appliedBy(self: MergeSelf | null, op: Op): boolean {
+  return self !== null && op <= self.commitMin;
+}
+
 function appliedHere(dvcs: readonly DvcRecord[], op: Op, self: MergeSelf | null): DvcEntry | null {
   if (self === null || op > self.commitMin) return null;
   const own = dvcs.find((d) => d.replica === self.replica);
@@ -167,11 +172,13 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
       opHead = op - 1;
       break;
     }
-    if (op === commitMax && !conflict && (canon !== null || noValidHeader(dvcs, op))) {
+    if (op === commitMax && !conflict && (canon !== null || noValidHeader(dvcs, op) || appliedBy(self, op))) {
       // The commit point itself is already committed: the new log needs no copy of its body
       // (those behind fetch it, or a snapshot, from the new primary), and possibly not even its
       // header, when every copy was compacted or lost with a memory journal. Deviation: upstream
-      // waits for a present copy and deadlocks once all DVCs are in.
+      // waits for a present copy and deadlocks once all DVCs are in. Nor a header when the merging
+      // replica applied it (its own copy compacted away; another's older header there is no
+      // evidence either way: seed 144 of 3 deadlocked on one).
       if (copies === 0) paths.add('commit_point_without_copy');
       continue;
     }
@@ -194,7 +201,7 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
   for (let op = opHead; op >= low; op--) {
     const found = canonicalAt(canonical, op);
     const header = found === null && op === commitMax ? appliedHere(dvcs, op, self) : found;
-    if (header === null && op === commitMax && op === low && noValidHeader(dvcs, op)) break;
+    if (header === null && op === commitMax && op === low && (noValidHeader(dvcs, op) || appliedBy(self, op))) break;
     if (header === null || header === 'conflict') return { kind: 'deadlocked', op: opHead };
     const above = headers[headers.length - 1];
     if (above !== undefined && above.parent !== header.checksum) return { kind: 'deadlocked', op: opHead };

@@ -233,4 +233,18 @@ describe('merge (§5.5)', () => {
     expect(r).toMatchObject({ kind: 'ready', opHead: 7, commitMax: 7 });
     expect(r.kind === 'ready' && r.headers.map((x) => x.checksum)).toEqual([sum(7, 1)]);
   });
+
+  // Seed 144 of 3 (partition): every DVC is in. Replica 0 (log view 2) applied 1..11 and holds 12,
+  // its copy of 11 compacted away; replica 2 (log view 2) lost its tail; replica 1 (log view 1)
+  // holds an older 1..11. No canonical header at the commit point 11, but an older one exists: the
+  // merge deadlocked. Merged by replica 0, which applied 11, the commit point needs no header.
+  it('the commit point needs no header when the merging replica applied it, even if an older log view holds one', () => {
+    const lostTail = dvc(2, 2, 136, 9, Array.from({ length: 128 }, (_, i) => blank(136 - i, false)));
+    const r0 = dvc(0, 2, 12, 11, [h(12, 1, 1, { commit: 11 }), blank(11, false)]);
+    const r1 = dvc(1, 1, 11, 0, chainA(11, 1));
+    expect(merge([lostTail, r0, r1], 3, q3)).toEqual({ kind: 'deadlocked', op: 11 });
+    const r = merge([lostTail, r0, r1], 3, q3, { replica: 0, commitMin: 11 });
+    expect(r).toMatchObject({ kind: 'ready', opHead: 12, commitMax: 11 });
+    expect(r.kind === 'ready' && r.headers.map((x) => x.op)).toEqual([12]);
+  });
 });

@@ -56,6 +56,22 @@ export async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
+/**
+ * A proxy to `port` on a port no node of the roster uses: the roster's ports were only probed
+ * free (and released) by `freePorts`, so the kernel may hand one of them to a proxy's listen(0),
+ * and a node then refuses its roster (two roles on one ip:port).
+ */
+async function proxyOutside(taken: Set<number>, port: number): Promise<TcpProxy> {
+  for (;;) {
+    const proxy = await TcpProxy.start({ host: '127.0.0.1', port });
+    if (!taken.has(proxy.port)) {
+      taken.add(proxy.port);
+      return proxy;
+    }
+    await proxy.stop();
+  }
+}
+
 export class NodeProcess {
   readonly id: number;
   readonly lines: string[] = [];
@@ -162,12 +178,13 @@ export class TestCluster {
     const cluster = new TestCluster(options, await freePorts(3 * n));
     try {
       if (options.proxies === true) {
+        const taken = new Set([...cluster.tcp, ...cluster.replicaPorts, ...cluster.http]);
         for (let a = 0; a < n; a++) {
           for (let b = a + 1; b < n; b++) {
-            cluster.#proxies.set(`${a}-${b}`, await TcpProxy.start({ host: '127.0.0.1', port: cluster.replicaPorts[b] as number }));
+            cluster.#proxies.set(`${a}-${b}`, await proxyOutside(taken, cluster.replicaPorts[b] as number));
           }
           for (let b = 0; b < n; b++) {
-            if (b !== a) cluster.#clientProxies.set(`${a}>${b}`, await TcpProxy.start({ host: '127.0.0.1', port: cluster.tcp[b] as number }));
+            if (b !== a) cluster.#clientProxies.set(`${a}>${b}`, await proxyOutside(taken, cluster.tcp[b] as number));
           }
         }
       }
