@@ -219,7 +219,7 @@ export class Simulation {
         (this.nodes[p.to] as SimNode).deliver(p.from, p.frame);
       } else {
         if (timeline !== null && p.from < n) timeline.reply(this.#tick, p.from);
-        (this.clients[p.to - n] as SimClient).deliver(p.frame);
+        (this.clients[p.to - n] as SimClient).deliver(p.from, p.frame);
       }
     }
     for (const node of this.nodes) if (!this.faults.isPaused(node.index)) node.tick();
