@@ -33,6 +33,12 @@ import { type WorkOp, type WorkloadOptions, burstOps, nextOp, setupOps } from '.
 export interface ClientEnv {
   readonly replicaCount: number;
   now(): number;
+  /**
+   * The incarnation of node `node`'s process (its boot count), 0 while it is down: what a TCP
+   * client learns from a refused connect or a reset, so a connection to a dead or restarted
+   * node is known lost at once.
+   */
+  incarnation(node: number): number;
   send(from: number, to: number, frame: Uint8Array): void;
   /** A request finished with an answer (or was given up). */
   acked(record: AckRecord): void;
@@ -88,12 +94,16 @@ interface InFlight {
   resendAt: number;
   /** False while parked behind its link's login. */
   sent: boolean;
+  /** The incarnation of the node it was sent to (its connection died with a crash: no reply will come). */
+  via: number;
 }
 
 /** This client's connection to one node, and the session it bound there. */
 interface Link {
   state: 'unbound' | 'registering' | 'bound';
   epoch: bigint;
+  /** The node incarnation the connection was made to (a restart drops it and its session). */
+  incarnation: number;
   /** The Register in flight: its timestamp (the reply echoes it) and when it left. */
   loginTimestamp: bigint;
   loginSentAt: number;
@@ -135,7 +145,7 @@ export class SimClient {
     this.#options = options;
     this.#setup = index === 0 ? setupOps(options) : [];
     this.#primaryGuess = prng.below(env.replicaCount);
-    this.#links = Array.from({ length: env.replicaCount }, () => ({ state: 'unbound', epoch: 0n, loginTimestamp: 0n, loginSentAt: 0, retryAt: 0 }));
+    this.#links = Array.from({ length: env.replicaCount }, () => ({ state: 'unbound', epoch: 0n, incarnation: 0, loginTimestamp: 0n, loginSentAt: 0, retryAt: 0 }));
     this.#newClientId();
   }
 
@@ -216,6 +226,8 @@ export class SimClient {
     if (!this.#inFlight.includes(f)) return;
     if (f.resendAt >= 0) {
       if (now >= f.resendAt) this.#resend(f, false);
+    } else if (f.sent && this.#env.incarnation(f.target) !== f.via) {
+      this.#retriable(f);
     } else if (now - f.sentAt >= TIMEOUT_TICKS) {
       this.#resend(f, true);
     } else if (!f.sent) {
@@ -232,14 +244,30 @@ export class SimClient {
 
   /** The link to `node` can carry a request (a metadata op needs the newest epoch). */
   #ready(node: number, metadata: boolean): boolean {
+    const link = this.#connected(node);
+    return link !== null && link.state === 'bound' && (!metadata || link.epoch === this.#latestEpoch);
+  }
+
+  /** The link to `node`, reset when its connection was lost (a crash or restart); null while the node is down. */
+  #connected(node: number): Link | null {
     const link = this.#links[node] as Link;
-    return link.state === 'bound' && (!metadata || link.epoch === this.#latestEpoch);
+    const incarnation = this.#env.incarnation(node);
+    if (incarnation !== link.incarnation) {
+      link.state = 'unbound';
+      link.incarnation = incarnation;
+    }
+    return incarnation === 0 ? null : link;
   }
 
   /** Logs the link to `node` in, unless it is ready, already registering or pausing after a refusal. */
   #login(node: number, metadata: boolean): void {
-    const link = this.#links[node] as Link;
+    const link = this.#connected(node);
     const now = this.#env.now();
+    if (link === null) {
+      // Connection refused: the ops waiting for this node move on at once.
+      for (const f of this.#inFlight) if (!f.sent && f.target === node && f.resendAt < 0) this.#retriable(f);
+      return;
+    }
     if (this.#ready(node, metadata) || link.state === 'registering' || now < link.retryAt) return;
     link.state = 'registering';
     link.loginTimestamp = this.#timestamp++;
@@ -278,7 +306,7 @@ export class SimClient {
     if (metadata) this.#counter += 1n;
     const target = metadata ? this.#primaryGuess : (this.#partitionGuess.get(work.partitionId ?? 0) ?? this.#prng.below(this.#env.replicaCount));
     const f: InFlight = {
-      work, request, operation: work.operation, timestamp: this.#timestamp++, metadata, sentAt: this.#env.now(), attempts: 1, target, resendAt: -1, sent: false,
+      work, request, operation: work.operation, timestamp: this.#timestamp++, metadata, sentAt: this.#env.now(), attempts: 1, target, resendAt: -1, sent: false, via: 0,
     };
     this.#inFlight.push(f);
     this.#dispatch(f);
@@ -292,6 +320,7 @@ export class SimClient {
     }
     const link = this.#links[f.target] as Link;
     f.sent = true;
+    f.via = link.incarnation;
     f.sentAt = this.#env.now();
     f.resendAt = -1;
     const frame = encodeRequestFrame({ client: this.#clientId, operation: f.operation, request: f.request, session: link.epoch, timestamp: f.timestamp }, f.work.body);

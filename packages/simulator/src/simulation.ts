@@ -159,6 +159,10 @@ export class Simulation {
     const clientEnv = {
       replicaCount: n,
       now: (): number => this.#tick,
+      incarnation: (node: number): number => {
+        const sim = this.nodes[node] as SimNode;
+        return sim.up ? sim.boots : 0;
+      },
       send: (from: number, to: number, frame: Uint8Array): void => this.network.send(from, to, frame, this.#tick),
       acked: (record: AckRecord): void => this.#onAck(hooks.forgeAck === undefined ? record : hooks.forgeAck(record)),
     };
