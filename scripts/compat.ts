@@ -1,9 +1,10 @@
 /**
- * `npm run compat [-- --only single,cluster,moved,tls,decoders]`: the official Apache Iggy
+ * `npm run compat [-- --only single,stock,cluster,moved,tls,decoders]`: the official Apache Iggy
  * Node.js SDK against Shoal, unchanged (`../shared/compat`, next to the repository):
  *
  *   single    a single node started with no config (127.0.0.1:8090, metrics on :3000), every
  *             `src/e2e/tcp.*.e2e.ts` file of the SDK's own suite
+ *   stock     the same, the node started with Iggy's stock config.toml (test/fixtures/iggy/)
  *   cluster   a 3-node cluster on ports of its own, the suite against EVERY node (all files but
  *             `tcp.cluster.e2e.ts`, whose expectations are single-node)
  *   moved     the same cluster after node 0 was killed and restarted, so that the metadata
@@ -35,7 +36,8 @@ const SERVER_BIN = join(ROOT_DIR, 'apps/server/bin/shoal-server.cjs');
 const SDK_WORKDIR = process.env['SDK_WORKDIR'] ?? join(tmpdir(), 'iggy-node-sdk-e2e');
 const ROOT_FLAG = '--with-default-root-credentials';
 const E2E_TIMEOUT_MS = 15 * 60_000;
-const TARGETS = ['single', 'cluster', 'moved', 'tls', 'decoders'] as const;
+const STOCK_CONFIG = join(ROOT_DIR, 'test/fixtures/iggy/config.toml');
+const TARGETS = ['single', 'stock', 'cluster', 'moved', 'tls', 'decoders'] as const;
 type TargetName = (typeof TARGETS)[number];
 
 interface Line {
@@ -103,13 +105,22 @@ function tcpFiles(exclude: readonly string[]): string[] {
 
 // ── targets ────────────────────────────────────────────────────────────────────────────────
 
-async function single(): Promise<void> {
-  const label = 'single node 127.0.0.1:8090 (no config)';
+function single(): Promise<void> {
+  return defaultPortsNode('single node 127.0.0.1:8090 (no config)', 'single', []);
+}
+
+/** Iggy's own stock configuration file, verbatim (test/fixtures/iggy/config.toml): the drop-in case. */
+function stock(): Promise<void> {
+  return defaultPortsNode("single node 127.0.0.1:8090 (Iggy's stock config.toml)", 'stock', ['--config', STOCK_CONFIG]);
+}
+
+/** A node on the reference's default ports (8090, metrics 3000), the SDK's whole TCP suite against it. */
+async function defaultPortsNode(label: string, name: string, args: readonly string[]): Promise<void> {
   for (const port of [8090, 3000]) {
-    if (await portBusy(port)) return unavailable(label, 'single', `127.0.0.1:${port} is in use: the single node runs on the defaults (stop whatever holds it, e.g. npm start)`);
+    if (await portBusy(port)) return unavailable(label, 'single', `127.0.0.1:${port} is in use: this node runs on the defaults (stop whatever holds it, e.g. npm start)`);
   }
-  const dir = mkdtempSync(join(logs, 'single-'));
-  const node = new ServerNode({ name: 'single node', bin: SERVER_BIN, args: [ROOT_FLAG], env: cleanEnv(), cwd: dir, logFile: logPath(logs, 'server single') });
+  const dir = mkdtempSync(join(logs, `${name}-`));
+  const node = new ServerNode({ name: `${name} node`, bin: SERVER_BIN, args: [...args, ROOT_FLAG], env: cleanEnv(), cwd: dir, logFile: logPath(logs, `server ${name}`) });
   nodes.push(node);
   try {
     await node.start();
@@ -283,6 +294,7 @@ async function main(argv: readonly string[]): Promise<number> {
   mkdirSync(logs, { recursive: true });
   say(`compat: logs in ${logs}; the SDK is installed in ${SDK_WORKDIR}`);
   if (only.has('single')) await single();
+  if (only.has('stock')) await stock();
   if (only.has('cluster') || only.has('moved')) await clusterTargets(only.has('cluster'), only.has('moved'));
   if (only.has('tls')) await tls();
   if (only.has('decoders')) await decoders();

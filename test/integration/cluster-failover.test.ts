@@ -3,7 +3,8 @@
  * with SIGKILL:
  * - every acknowledged message is later readable exactly once, at the offset its acknowledgement
  *   gave, on EVERY surviving replica (each read locally from that node);
- * - another node becomes the metadata primary and takes the writes;
+ * - another node becomes the metadata primary and takes the writes, its view change started by
+ *   the dropped link to the dead primary (not the heartbeat timeout);
  * - the killed node restarts from its data directory and catches up by journal repair: it ends
  *   with the same messages at the same offsets, with no state transfer.
  */
@@ -58,6 +59,11 @@ describe('cluster: SIGKILL of the primary while producing', () => {
     const survivors = [0, 1, 2].filter((id) => id !== primary);
     const next = await cluster.leader({ among: survivors, not: primary });
     expect(survivors).toContain(next);
+    // The survivors learned of the death from the dropped replica links (a killed process closes
+    // its sockets), not from the 5 s heartbeat timeout: the metadata group's view change was
+    // started by the primary-unreachable hint on at least one of them (docs/cluster.md "Failover time").
+    const hints = await Promise.all(survivors.map(async (id) => metricSum(await cluster.metrics(id), 'shoal_consensus_events_total', { plane: 'metadata', event: 'primary_unreachable' })));
+    expect(hints.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
 
     for (const id of survivors) {
       const reader = cluster.nodeClient(id);

@@ -18,9 +18,11 @@ interface Run {
   readonly stderr: string;
 }
 
-function example(name: string, env: Record<string, string>, onLine?: (line: string) => void): Promise<Run> {
+/** Runs `examples/<name>`; `signal` kills it (its run then resolves with a null code). */
+function example(name: string, env: Record<string, string>, onLine?: (line: string) => void, signal?: AbortSignal): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'examples', name)], { cwd: root, env: { PATH: process.env['PATH'] ?? '', ...env } });
+    const child = spawn(process.execPath, [join(root, 'examples', name)], { cwd: root, env: { PATH: process.env['PATH'] ?? '', ...env }, ...(signal === undefined ? {} : { signal }) });
+    child.on('error', () => undefined); // an abort: 'close' follows
     let stdout = '';
     let stderr = '';
     let partial = '';
@@ -76,15 +78,23 @@ describe('examples/ against a node', () => {
   it('events.mjs: the server restarts mid-run; the logger and the events show the loss and the reconnect, nothing is lost', async () => {
     const port = server.tcp.port;
     let restart: Promise<void> | null = null;
+    // A restart that fails would leave the example retrying forever: it stops the example, and
+    // the test fails with the restart's own error (the node's lines) instead of a timeout.
+    const abort = new AbortController();
+    let restartError: unknown = null;
     const run = await example('events.mjs', { SHOAL_URL: url(), SHOAL_EXAMPLE_COUNT: '12', SHOAL_EXAMPLE_PAUSE_MS: '100' }, (line) => {
       if (line === 'sent 4' && restart === null) {
         restart = (async () => {
           expect((await server.stop('SIGTERM')).code).toBe(0);
           server = await startServer({ dataDir, shards: 1, env: { IGGY_TCP_ADDRESS: `127.0.0.1:${port}` } });
-        })();
+        })().catch((error: unknown) => {
+          restartError = error;
+          abort.abort();
+        });
       }
-    });
+    }, abort.signal);
     await restart;
+    if (restartError !== null) throw restartError;
     expect(run.code, run.stderr).toBe(0);
     const summary = lastJson(run) as { sent: number; events: Record<string, number> };
     expect(summary.sent).toBe(12);

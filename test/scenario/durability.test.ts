@@ -71,6 +71,30 @@ describe('durable before send', () => {
     cluster.runUntil(() => cluster.converged(2), 200);
   });
 
+  // Simulator seed 47 of 5: a backup applied an op the primary's commit covered while its own
+  // append was still in flight; the append then failed, and the rollback put its head below
+  // commit_min ("commit_min 11 above op 10"). An applied op is written again instead.
+  it('a failed journal append of an op the backup already applied is written again, never rolled back', () => {
+    const cluster = new Cluster({ replicas: 3 });
+    const epoch = login(cluster, 0, 1n);
+    cluster.runUntil(() => cluster.converged(1), 200);
+    (cluster.nodes[2] as { journalMode: unknown }).journalMode = 'stall';
+    const { token } = cluster.request(0, { client: 1n, request: 1n, session: epoch, body: text.encode('a=1') });
+    cluster.runUntil(() => cluster.answersFor(token).length > 0, 200);
+    // Replicas 0 and 1 committed op 2; replica 2 learns it and applies it, its write still pending.
+    cluster.runUntil(() => (cluster.nodes[2]?.r.status.commitMin ?? 0) >= 2, 2000);
+    expect(cluster.nodes[2]?.durable.wal.has(2)).toBe(false);
+    (cluster.nodes[2] as { journalMode: unknown }).journalMode = 'sync';
+    cluster.failStalledJournal(2);
+    expect(cluster.nodes[2]?.fatal).toBeNull();
+    expect(cluster.nodes[2]?.r.status.op).toBe(2);
+    expect(cluster.nodes[2]?.r.status.commitMin).toBe(2);
+    expect(cluster.nodes[2]?.durable.wal.has(2)).toBe(true);
+    const next = cluster.request(0, { client: 1n, request: 2n, session: epoch, body: text.encode('b=2') });
+    cluster.runUntil(() => cluster.answersFor(next.token).length > 0, 200);
+    cluster.runUntil(() => cluster.converged(3), 2000);
+  });
+
   it('a superblock that stays unwritable makes the metadata core ask to exit (counted attempts)', () => {
     const cluster = new Cluster({ replicas: 3, config: { superblockWedgedAttemptsMax: 3 } });
     cluster.run(3);

@@ -4,14 +4,14 @@
  * prepare per freed slot, each answered with its own reply; a lone request is proposed at once.
  */
 import { describe, expect, it } from 'vitest';
-import { REPLY_HEADER } from '@shoal/protocol';
+import { Command, REPLY_HEADER } from '@shoal/protocol';
 import type { BatchLogStateMachine } from '../../packages/consensus/test/support/state-machines.js';
 import { fakeBatch } from '../../packages/consensus/test/support/state-machines.js';
 import { Cluster } from './support/cluster.js';
 
 const HEADER = 256;
 
-function replyOf(cluster: Cluster, token: number): { request: bigint; client: bigint; base: bigint } {
+function replyOf(cluster: Cluster, token: number): { request: bigint; client: bigint; base: bigint; timestamp: bigint; operation: number } {
   const answers = cluster.answersFor(token);
   expect(answers, `token ${token}`).toHaveLength(1);
   const frame = (answers[0] as { frame: Uint8Array }).frame;
@@ -20,6 +20,8 @@ function replyOf(cluster: Cluster, token: number): { request: bigint; client: bi
     request: view.getBigUint64(REPLY_HEADER.request.offset, true),
     client: (answers[0] as { client: bigint }).client,
     base: view.getBigUint64(HEADER, true),
+    timestamp: view.getBigUint64(REPLY_HEADER.timestamp.offset, true),
+    operation: frame[REPLY_HEADER.operation.offset] as number,
   };
 }
 
@@ -44,7 +46,9 @@ describe('group commit (partition plane)', () => {
     let next = 0n;
     for (const s of sent) {
       const reply = replyOf(cluster, s.token);
-      expect(reply, `request ${s.request}`).toEqual({ request: s.request, client: s.client, base: next });
+      // The request's own timestamp (the scenario cluster sends 42), not the prepare's: the core
+      // echoes it for a lone request and for a group's member alike.
+      expect(reply, `request ${s.request}`).toEqual({ request: s.request, client: s.client, base: next, timestamp: 42n, operation: 160 });
       next += BigInt(s.count);
     }
     // Every replica applied the same log: 5 batches covering offsets 0..next-1 with no gap.
@@ -77,5 +81,48 @@ describe('group commit (partition plane)', () => {
     expect(sm.combined).toEqual([3]);
     expect(sm.log.map((b) => b.payload)).toEqual(['a', 'b', 'cde', big, 'g', 'h', 'i', big]);
     expect(tokens.map((t) => replyOf(cluster, t).base)).toEqual([0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n]);
+  });
+});
+
+describe('dropped requests are answered by the core (answerDroppedRequests)', () => {
+  it('an isolated primary that learns of a newer view answers 57 once to every request it had not committed', () => {
+    const config = { prepareQueueDepth: 2, groupRequestsMax: 4, answerDroppedRequests: true };
+    const cluster = new Cluster({ replicas: 3, plane: 'partition', config });
+    cluster.run(5);
+    // The backups journal the two prepares but their acks never reach the primary; then it is
+    // cut off. The new primary commits both (they are in its log): each is still answered once.
+    cluster.filters.push((m) => m.to === 0 && m.command === Command.PrepareOk);
+    // Two prepares in flight, then four queued; a slot never frees.
+    const tokens = Array.from({ length: 6 }, (_, i) => cluster.request(0, { client: 9n, request: BigInt(i + 1), body: fakeBatch(`d${i}`) }).token);
+    cluster.run(5);
+    expect(tokens.flatMap((t) => cluster.answersFor(t))).toEqual([]);
+    cluster.isolate(0);
+    cluster.runUntil(() => cluster.primary() !== null && cluster.primary() !== 0, 3000);
+    cluster.heal();
+    cluster.filters.length = 0;
+    cluster.runUntil(() => cluster.nodes[0]?.r.status.primary === false && cluster.nodes[0]?.r.status.status === 'normal', 3000);
+    cluster.runUntil(() => cluster.converged(2), 500);
+    cluster.run(200);
+    expect(cluster.commitMins().every((op) => op >= 2), 'the two prepares were committed by the new primary').toBe(true);
+    for (const [i, token] of tokens.entries()) {
+      const answers = cluster.answersFor(token);
+      expect(answers, `request ${i + 1}`).toHaveLength(1);
+      const frame = (answers[0] as { frame: Uint8Array }).frame;
+      const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+      expect(view.getUint32(REPLY_HEADER.status.offset, true), `request ${i + 1}`).toBe(57);
+      expect(view.getBigUint64(REPLY_HEADER.request.offset, true)).toBe(BigInt(i + 1));
+    }
+  });
+
+  it('off (the default): the core leaves the answer to the host', () => {
+    const cluster = new Cluster({ replicas: 3, plane: 'partition', config: { prepareQueueDepth: 2 } });
+    cluster.run(5);
+    cluster.isolate(0);
+    const tokens = Array.from({ length: 4 }, (_, i) => cluster.request(0, { client: 9n, request: BigInt(i + 1), body: fakeBatch(`d${i}`) }).token);
+    cluster.runUntil(() => cluster.primary() !== null && cluster.primary() !== 0, 3000);
+    cluster.heal();
+    cluster.runUntil(() => cluster.nodes[0]?.r.status.primary === false && cluster.nodes[0]?.r.status.status === 'normal', 3000);
+    cluster.run(200);
+    expect(tokens.flatMap((t) => cluster.answersFor(t))).toEqual([]);
   });
 });

@@ -107,6 +107,10 @@ class Systems {
     for (const [key, entry] of this.#running) {
       if (keep.has(key) || !('system' in entry)) continue;
       this.#running.delete(key);
+      if (entry.system instanceof ShoalSystem && entry.system.addresses.length > 1) {
+        const changes = entry.system.viewChanges;
+        this.#io.log(`${key}: view changes during its runs: metadata ${changes.metadata}, partitions ${changes.partition} (0: none, as a fault-free load must give)`);
+      }
       await entry.system.close().catch((error: unknown) => this.#io.log(`stopping ${key}: ${String(error)}`));
     }
   }

@@ -74,6 +74,8 @@ export async function runFailover(
       },
     }, checker);
     await target.cleanup().catch(() => undefined);
+    // One view change per group is the failover; more is a spurious one (or a second election).
+    io.log(`view changes: metadata ${system.viewChanges.metadata}, partitions ${system.viewChanges.partition} (1 each: the failover's only)`);
     const victim = killed as { index: number; address: string; at: number } | null;
     const first = firstAck as { node: string; at: number } | null;
     const failover: FailoverResult = {

@@ -5,8 +5,10 @@
  * of everything in flight when the pipeline is dropped (§5.1).
  */
 import {
+  ErrorCode,
   EvictionReason,
   HEADER_SIZE,
+  REPLY_LAYOUT,
   encodeEvictionHeader,
   encodeReplyFrame,
   encodeResultRejection,
@@ -24,8 +26,11 @@ import type { ClientToken, ReplicaIndex } from './types.js';
 // ---------------------------------------------------------------------------------------------
 // Clients.
 
+/** The fields of a client request a pre-commit reply needs. */
+export type Answerable = Pick<ClientRequest, 'client' | 'request' | 'requestChecksum' | 'timestamp' | 'operation' | 'token'>;
+
 /** A reply before commit (57 TransientNotCommitted, 59 RequestAlreadyApplied, …). */
-export function preCommitReply(c: Core, req: ClientRequest, code: number): void {
+export function preCommitReply(c: Core, req: Answerable, code: number): void {
   const framed = isResultFramed(req.operation, 1);
   const frame = encodeReplyFrame(
     {
@@ -65,7 +70,22 @@ export function answerCommitted(c: Core, entry: PipelineEntry, reply: Uint8Array
     return;
   }
   if (entry.client === 0n) return;
-  c.effects.push({ kind: 'client_frame', client: entry.client, token: entry.token, frame: reply });
+  c.effects.push({ kind: 'client_frame', client: entry.client, token: entry.token, frame: echoed(c, entry, reply) });
+}
+
+/**
+ * The reply as its client expects it. The committed reply is built from the prepare header (the
+ * same bytes on every replica, which the metadata client table caches); a client matches replies
+ * by the operation and timestamp it sent, so on the partition plane (no cache) the core hands out
+ * a copy carrying the request's own. The metadata worker patches its replies itself.
+ */
+function echoed(c: Core, entry: PipelineEntry, reply: Uint8Array): Uint8Array {
+  const echo = entry.echo;
+  if (c.clientTable !== null || echo === null) return reply;
+  const frame = reply.slice();
+  new DataView(frame.buffer).setBigUint64(REPLY_LAYOUT.timestamp.offset, echo.timestamp, true);
+  frame[REPLY_LAYOUT.operation.offset] = echo.operation;
+  return frame;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -123,13 +143,37 @@ export function cancelAwaiter(c: Core, awaiter: Awaiter, outcome: SessionOutcome
   resolve(c, awaiter, client, outcome, 0n, 0n);
 }
 
-/** Cancels every in-process awaiter and drops the request queue (§5.1); the prepares too when asked. */
+/**
+ * Cancels every in-process awaiter and drops the request queue (§5.1); the prepares too when
+ * asked. With `answerDroppedRequests`, every client request that loses its chance here is
+ * answered 57 (its outcome is unknown: a new primary may still commit a prepared one).
+ */
 export function dropRequests(c: Core, alsoPrepares: boolean): void {
-  for (const q of c.pipeline.clearRequests()) if (q.awaiter !== null) cancelAwaiter(c, q.awaiter, 'canceled', q.client);
+  const answer = c.config.answerDroppedRequests;
+  for (const q of c.pipeline.clearRequests()) {
+    if (q.awaiter !== null) cancelAwaiter(c, q.awaiter, 'canceled', q.client);
+    else if (answer && q.token !== null) preCommitReply(c, { ...q, token: q.token }, ErrorCode.TransientNotCommitted);
+  }
   for (const p of c.pipeline.entries()) {
+    if (answer) answerDropped(c, p);
     if (p.awaiter === null) continue;
     cancelAwaiter(c, p.awaiter, 'canceled', p.client);
     p.awaiter = null;
   }
   if (alsoPrepares) c.pipeline.clear();
+}
+
+/**
+ * 57 to every client waiting on an uncommitted prepare this replica no longer leads; its token
+ * is forgotten, so a later commit of the same prepare (the new primary kept it) answers no one
+ * twice.
+ */
+function answerDropped(c: Core, p: PipelineEntry): void {
+  if (p.members !== null) {
+    for (const m of p.members) preCommitReply(c, m, ErrorCode.TransientNotCommitted);
+  } else if (p.token !== null && p.echo !== null && p.awaiter === null) {
+    preCommitReply(c, { client: p.client, request: p.request, token: p.token, ...p.echo }, ErrorCode.TransientNotCommitted);
+  }
+  p.members = null;
+  p.token = null;
 }

@@ -146,6 +146,7 @@ function propose(c: Core, q: QueuedRequest, members: readonly GroupMember[] | nu
   c.pipeline.push({
     op, checksum: entry.checksum, parent: entry.parent, client: q.client, request: q.request, operation,
     token: q.token, awaiter: q.awaiter, members, acks: 0, quorum: false,
+    echo: { operation: q.operation, timestamp: q.timestamp, requestChecksum: q.requestChecksum },
   });
   // Pre-advance the sequencer, the chain and the timestamp floor with the append (pitfall 1).
   c.op = op;

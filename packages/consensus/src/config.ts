@@ -45,6 +45,13 @@ export interface ConsensusConfig {
    */
   readonly groupRequestsMax: number;
   readonly groupBytesMax: number;
+  /**
+   * A primary that drops client requests it had not committed (§5.1: a view change, probing)
+   * answers each one 57 itself (`answers.ts answerDropped`) instead of leaving it to the host.
+   * On for the runtime's partition plane; off by default (the metadata worker and the
+   * simulator's hosts answer from their own books).
+   */
+  readonly answerDroppedRequests: boolean;
   /** Metadata journal slots (WAL index capacity). */
   readonly journalSlots: number;
   /** Checkpoint when fewer than this many slots remain (default max(64, depth)). */
@@ -98,6 +105,7 @@ export function makeConfig(input: ConfigInput): ConsensusConfig {
     requestQueueMax: 2 * depth,
     requestQueueBytesMax: Number.MAX_SAFE_INTEGER,
     groupRequestsMax: 1,
+    answerDroppedRequests: false,
     groupBytesMax: messageSizeMax - HEADER_SIZE,
     journalSlots: 1024,
     checkpointMargin: Math.max(64, depth),

@@ -118,6 +118,8 @@ export class Core {
   checkpointWanted = false;
   /** Checkpoint written and recorded but not yet in a durable superblock. */
   checkpointPending: { op: Op; checksum: bigint } | null = null;
+  /** Failed appends of applied ops written again since the last append that succeeded (prepare.ts). */
+  appendRetries = 0;
   /** Set when the core emitted `fatal`: every later entry point is a no-op. */
   stopped: string | null = null;
   /** Entry-point counter (logs). */

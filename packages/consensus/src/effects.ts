@@ -128,6 +128,12 @@ export type Effect =
   | { readonly kind: 'dropped'; readonly command: number; readonly from: number; readonly reason: string }
   /** A structured log / metric event. */
   | { readonly kind: 'event'; readonly name: string; readonly detail: string }
+  /**
+   * This replica's role changed (after the entry point that changed it): its view, the primary it
+   * knows (null outside status normal) and whether it is the acting primary. Hosts publish it
+   * (routing hints) instead of reading the role on every tick.
+   */
+  | { readonly kind: 'role'; readonly view: number; readonly primary: number | null; readonly acting: boolean }
   /** The environment failed in a way the core cannot survive (exit with this reason). */
   | { readonly kind: 'fatal'; readonly reason: string };
 

@@ -90,6 +90,8 @@ export const Mark = Object.freeze({
   JournalWriteRollback: 'journal_write_rollback',
   /** A failed journal append under vouched ops stopped the replica. */
   JournalWriteFatal: 'journal_write_fatal',
+  /** A failed journal append of an op already applied here was written again (never rolled back). */
+  JournalWriteRetried: 'journal_write_retried',
 
   // --- Repair and state transfer.
   /** A stalled repair session re-asked its window. */

@@ -43,6 +43,13 @@ export type Awaiter =
       readonly commitMaxBefore: Op;
     };
 
+/** A client request's header fields its answers echo (the operation as the client sent it). */
+export interface RequestEcho {
+  readonly operation: number;
+  readonly timestamp: bigint;
+  readonly requestChecksum: bigint;
+}
+
 /** One client request of a prepare that joins several (group commit): whom to answer, and how. */
 export interface GroupMember {
   readonly client: bigint;
@@ -62,15 +69,20 @@ export interface PipelineEntry {
   readonly client: bigint;
   readonly request: bigint;
   readonly operation: number;
-  /** Host correlation token of the client request (null for rebuilt or server-originated ops). */
-  readonly token: ClientToken | null;
+  /**
+   * Host correlation token of the client request (null for rebuilt or server-originated ops, and
+   * once the request was answered as dropped: `answerDropped`).
+   */
+  token: ClientToken | null;
+  /** The client request's own echo fields (what a pre-commit answer to it repeats); null: none. */
+  readonly echo: RequestEcho | null;
   /** Cleared once answered (a view change cancels it before the entry itself goes). */
   awaiter: Awaiter | null;
   /**
    * Group commit: the requests this prepare joins, in queue order, each answered on commit with
    * its own reply (the header's client/request are the first one's). Null: one request.
    */
-  readonly members: readonly GroupMember[] | null;
+  members: readonly GroupMember[] | null;
   acks: number;
   quorum: boolean;
 }

@@ -212,10 +212,34 @@ export function onJournalWritten(c: Core, op: Op, checksum: bigint, ok: boolean)
   if (entry === undefined || entry.checksum !== checksum) return; // truncated meanwhile
   if (ok) {
     entry.durable = true;
+    c.appendRetries = 0;
     selfAck(c, op, checksum);
     return;
   }
-  rollbackFailedAppend(c, entry);
+  if (op <= c.commitMin) retryAppliedAppend(c, entry);
+  else rollbackFailedAppend(c, entry);
+}
+
+/** Consecutive rewrites of failed appends of applied ops before the core gives up (fatal). */
+const APPLIED_APPEND_RETRIES_MAX = 8;
+
+/**
+ * A backup applies an op once the primary's commit covers it, and a primary once a quorum of
+ * backups acked it: either may do so before its own append completed. When that append then
+ * fails, the op is committed and in the state machine; rolling it back would put the head below
+ * commit_min (and a primary would then propose another op at a committed number: simulator seed
+ * 47 of 5). Nothing vouched for it yet (its PrepareOk and forwards wait for durability in the
+ * outbox), so it is written again; the WAL accepts an op out of file order.
+ */
+function retryAppliedAppend(c: Core, entry: JournalEntry): void {
+  c.appendRetries += 1;
+  if (c.appendRetries > APPLIED_APPEND_RETRIES_MAX) {
+    c.mark(Mark.JournalWriteFatal, `op ${entry.op}`);
+    c.fatal(`journal_write_failed at applied op ${entry.op} after ${APPLIED_APPEND_RETRIES_MAX} retries`);
+    return;
+  }
+  c.mark(Mark.JournalWriteRetried, `op ${entry.op}`);
+  c.effects.push({ kind: 'journal_append', op: entry.op, checksum: entry.checksum, frame: entry.frame });
 }
 
 /**

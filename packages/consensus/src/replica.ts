@@ -29,6 +29,7 @@ import { checkInvariants } from './invariants.js';
 import { Mark, MARKS } from './marks.js';
 import type { ClientRequest, RequestOutcome } from './pipeline.js';
 import { onJournalWritten, onPrepare, onPrepareOk, onRequest } from './prepare.js';
+import { onPrimaryUnreachable } from './primary-link.js';
 import { onRequestStartView, onRequestStartViewTimeout } from './probe.js';
 import { onRequestPrepares, onRepairPrepare, tickRepair } from './repair.js';
 import { onRangeEvicted, onRepairDone, tickUnverifiable } from './repair-done.js';
@@ -130,6 +131,8 @@ export class Replica {
   readonly #role: ReplicaRole;
   readonly #limits: ValidateLimits;
   readonly #clusterBytes: Uint8Array;
+  /** The role last reported (`role` effect); null before the first. */
+  #reported: { readonly view: number; readonly primary: number | null; readonly acting: boolean } | null = null;
   #watermarks = { view: 0, commitMin: 0, commitMax: 0 };
 
   constructor(options: ReplicaOptions) {
@@ -200,6 +203,19 @@ export class Replica {
     tickForwarding(c);
     if (c.status === 'normal' && c.commitMin < c.commitMax) commitWalk(c);
     this.#finish();
+  }
+
+  /**
+   * The host lost its link to this view's primary and could not get it back within its grace:
+   * a backup in normal status acts as on the heartbeat timeout now (primary-link.ts). True when
+   * that started a view change.
+   */
+  primaryUnreachable(): boolean {
+    const c = this.#c;
+    if (c.stopped !== null) return false;
+    const started = onPrimaryUnreachable(c);
+    this.#finish();
+    return started;
   }
 
   onStorageDone(done: Completion): void {
@@ -374,7 +390,19 @@ export class Replica {
         c.mark(Mark.JournalComplete, `caught up to ${c.incompleteUntil}`);
       }
     }
+    this.#reportRole();
     checkInvariants(c, this.#watermarks);
     this.#watermarks = { view: c.view, commitMin: c.commitMin, commitMax: c.commitMax };
+  }
+
+  /** A `role` effect when the view, the known primary or acting changed since the last one. */
+  #reportRole(): void {
+    const role = this.#role;
+    const primary = role.normal ? role.primaryIndex : null;
+    const acting = role.actingPrimary;
+    const last = this.#reported;
+    if (last !== null && last.view === role.view && last.primary === primary && last.acting === acting) return;
+    this.#reported = { view: role.view, primary, acting };
+    this.#c.effects.push({ kind: 'role', view: role.view, primary, acting });
   }
 }

@@ -173,7 +173,7 @@ function startView(c: Core): void {
     if (entry.timestamp > c.lastTimestamp) c.lastTimestamp = entry.timestamp;
     c.pipeline.push({
       op, checksum: entry.checksum, parent: entry.parent, client: entry.client, request: entry.request,
-      operation: entry.operation, token: null, awaiter: null, members: null, acks: 0, quorum: false,
+      operation: entry.operation, token: null, awaiter: null, members: null, echo: null, acks: 0, quorum: false,
     });
   }
   if (!c.pipeline.empty) c.timers.prepare.start();

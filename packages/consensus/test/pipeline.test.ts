@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Pipeline, type PipelineEntry } from '../src/index.js';
 
 function entry(op: number, parent: bigint): PipelineEntry {
-  return { op, checksum: BigInt(op) * 1000n, parent, client: 1n, request: BigInt(op), operation: 128, token: null, awaiter: null, members: null, acks: 0, quorum: false };
+  return { op, checksum: BigInt(op) * 1000n, parent, client: 1n, request: BigInt(op), operation: 128, token: null, awaiter: null, members: null, echo: null, acks: 0, quorum: false };
 }
 
 describe('pipeline (§4.3)', () => {

@@ -84,6 +84,17 @@ export abstract class GroupDriver {
     return outcome;
   }
 
+  /**
+   * The host lost its link to this group's primary beyond its grace (runtime
+   * engine/primary-link-watch.ts): the core may start a view change now. True when it did.
+   */
+  primaryUnreachable(): boolean {
+    if (this.#fatal !== null) return false;
+    const started = this.replica.primaryUnreachable();
+    this.#after();
+    return started;
+  }
+
   /** One 10 ms tick: due deferred completions first, then the core's tick. */
   tick(): void {
     if (this.#fatal !== null) return;
@@ -254,6 +265,9 @@ export abstract class GroupDriver {
         return;
       case 'event':
         hooks.event?.(effect.name, effect.detail);
+        return;
+      case 'role':
+        hooks.role?.({ view: effect.view, primary: effect.primary, acting: effect.acting });
         return;
       case 'fatal':
         this.stop('consensus', effect.reason);

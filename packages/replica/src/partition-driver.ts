@@ -172,6 +172,8 @@ export class PartitionDriver extends GroupDriver {
       opened = fresh;
     }
     let storage = opened;
+    const damaged = damagedOffsetFile(storage);
+    if (damaged !== null && config.replicaCount > 1) return { ok: false, reason: 'partition_recovery_refused', detail: damaged };
     const sbRead = storage.superblock.read();
     if (!sbRead.ok) return { ok: false, reason: 'partition_io', detail: sbRead.error.message };
     if (sbRead.value.kind === 'refused') return { ok: false, reason: 'partition_recovery_refused', detail: sbRead.value.reason };
@@ -648,6 +650,18 @@ function repairBodyProblem(frame: Uint8Array): string | null {
   const verdict = validateBatch(body);
   if (!verdict.ok) return `repair_batch_${verdict.reason}`;
   return verdict.value.messageCount === 0 ? 'repair_batch_empty' : null;
+}
+
+/**
+ * A consumer-offset file that does not verify (bit rot, a misdirected or torn write), or null.
+ * Its value may be one the durable frontier vouches for, and no later op need rewrite it: a
+ * replica that went on without it would differ from its peers for good. In a cluster the
+ * partition is refused (the host wipes it and a peer rebuilds it, offsets included); a single
+ * replica has no peer and serves without the offset (docs/storage-recovery.md).
+ */
+function damagedOffsetFile(storage: PartitionStorage): string | null {
+  const fault = storage.report.offsetFaults.find((f) => f.reason.startsWith('offset_file_'));
+  return fault === undefined ? null : `offset file ${fault.kind}/${fault.name}: ${fault.reason}`;
 }
 
 function offerKey(requester: number, nonce: bigint): string {

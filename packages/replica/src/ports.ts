@@ -78,6 +78,8 @@ export interface DriverHooks {
   installed?(snapshot: InstalledSnapshot): void;
   dropped?(command: number, from: number, reason: string): void;
   event?(name: string, detail: string): void;
+  /** The replica's role changed (its view, the primary it knows or null, acting primary). */
+  role?(role: { readonly view: number; readonly primary: number | null; readonly acting: boolean }): void;
   /** A completion is being delivered to the core (tracing, tests). */
   completed?(completion: Completion): void;
 }

@@ -8,7 +8,7 @@ import { buildBatch, createStreamCommand, Operation, readBatchHeader } from '@sh
 import { encodeStoreOffsetBody } from '@shoal/state';
 import { MetadataDriver, MetadataHost, echoReply, decodeClientTableSnapshot, encodeClientTableSnapshot } from '../src/index.js';
 import { type Harness, PARTITION_GROUP, metadataHarness, partitionHarness } from './support/harness.js';
-import { PartitionDriver } from '../src/index.js';
+import { PartitionDriver, wipePartition } from '../src/index.js';
 import { SimDisk } from '@shoal/storage';
 
 const COMMAND_PREPARE = 6;
@@ -268,6 +268,37 @@ describe('partition driver', () => {
     const reason = h.driver(1).onMessage(repair);
     if (reason !== null) dropped.push(reason);
     expect(dropped[0]).toMatch(/^repair_batch_/);
+  });
+
+  // A damaged offset file (bit rot, a misdirected write) was reported and not loaded, and the
+  // replica went on at a frontier that vouches for the offset it lost: its table differed from
+  // the others' for good (no later op rewrites a key nobody writes again).
+  it('a damaged offset file refuses the partition (n > 1): wiped, it is rebuilt from a peer with the offset', () => {
+    const h = partitionHarness(3, { messagesRequiredToSave: 1 });
+    h.tick(5);
+    const primary = h.driver(0);
+    primary.onRequest(sendMessages(7n, 1n, batch(1), 901));
+    h.settle();
+    const body = encodeStoreOffsetBody({ consumer: { kind: 'consumer', key: 9 }, offset: 1n });
+    primary.onRequest({ client: 7n, request: 2n, session: 0n, requestChecksum: 0n, operation: Operation.StoreConsumerOffset, body, userId: 0, timestamp: 5n, token: 902 });
+    h.settle();
+    primary.onRequest(sendMessages(7n, 3n, batch(3), 903));
+    h.settle();
+    h.tick(60);
+    const dir = '/data/streams/1/topics/0/partitions/0';
+    expect(h.driver(2).frontier.op).toBeGreaterThanOrEqual(2);
+    h.drivers[2] = null; // process kill
+    h.disks[2]?.inner.corruptAtRest(`${dir}/offsets/consumers/9`, 3);
+    const options = { ...h.options(2), dir, group: PARTITION_GROUP, identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage: { messagesRequiredToSave: 1 }, createdRevision: 1n };
+    const refused = PartitionDriver.open(options);
+    expect(refused.ok ? 'opened' : refused.reason).toBe('partition_recovery_refused');
+    expect(wipePartition(h.disks[2] as NonNullable<(typeof h.disks)[2]>, dir, { generation: 0n, createdRevision: 1n })).toBeNull();
+    const reopened = PartitionDriver.open(options);
+    if (!reopened.ok) throw new Error(reopened.detail);
+    h.drivers[2] = reopened.driver;
+    h.tick(600);
+    expect(reopened.driver.state.offsets.get({ kind: 'consumer', key: 9 })).toBe(1n);
+    expect(reopened.driver.storage.log.nextOffset).toBe(4);
   });
 
   // Simulator seed 300 of 3: an injected EIO while a new partition's storage was being created

@@ -1,10 +1,12 @@
 /**
- * Dial scheduling on an injected clock: only greater ids, one pending attempt per peer, backoff
- * in whole sweeps after consecutive failures, reset on success, and the lost-outcome safety net.
+ * Dial scheduling on an injected clock and timer: only greater ids, one pending attempt per peer,
+ * a doubling re-dial wait after consecutive failures (capped at the period), a prompt re-dial of
+ * a dropped link that had been stable, backoff for links that die young, and the lost-outcome
+ * safety net.
  */
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../src/log/logger.js';
-import { BACKOFF_SWEEPS_MAX, Dialer, SILENT_LOG, type PeerAddress, type ReplicaPlaneLog } from '../src/replica-plane/index.js';
+import { Dialer, SILENT_LOG, type PeerAddress, type ReplicaPlaneLog } from '../src/replica-plane/index.js';
 
 // Compile-time contract: the runtime's Logger can be passed wherever a ReplicaPlaneLog goes.
 const loggerFits = (logger: Logger): ReplicaPlaneLog => logger;
@@ -12,12 +14,15 @@ void loggerFits;
 
 const PERIOD = 100;
 const GRACE = 250;
+const BASE = 10;
 
 function harness(selfId: number, count: number) {
   let now = 0;
   const installed = new Set<number>();
   const calls: number[] = [];
   const outcomes = new Map<number, (ok: boolean) => void>();
+  /** The armed one-shot timers: when each fires. */
+  const timers: { at: number; fn: () => void; live: boolean }[] = [];
   const peers: PeerAddress[] = Array.from({ length: count }, (_, replicaId) => ({ replicaId, ip: '127.0.0.1', port: 9000 + replicaId })).filter((p) => p.replicaId !== selfId);
   const dialer = new Dialer({
     selfId,
@@ -31,13 +36,30 @@ function harness(selfId: number, count: number) {
     },
     log: SILENT_LOG,
     now: () => now,
+    redialBaseMs: BASE,
+    setTimer: (fn, ms) => {
+      const timer = { at: now + ms, fn, live: true };
+      timers.push(timer);
+      return () => {
+        timer.live = false;
+      };
+    },
   });
   return {
     dialer,
     installed,
     calls,
+    /** Moves the clock, firing every armed timer that falls due, in order. */
     advance: (ms: number) => {
-      now += ms;
+      const until = now + ms;
+      for (;;) {
+        const due = timers.filter((t) => t.live && t.at <= until).sort((a, b) => a.at - b.at)[0];
+        if (due === undefined) break;
+        due.live = false;
+        now = Math.max(now, due.at);
+        due.fn();
+      }
+      now = until;
     },
     settle: async (peer: number, ok: boolean) => {
       outcomes.get(peer)?.(ok);
@@ -67,32 +89,73 @@ describe('Dialer', () => {
     expect(h.calls).toEqual([1, 2]); // 1 installed, 2 still pending
   });
 
-  it('backs off in whole sweeps after consecutive failures, capped, and resets on success', async () => {
+  it('re-dials a failing target after a doubling wait, capped at the period, without waiting for a sweep', async () => {
     const h = harness(0, 2);
-    const sweepsBetweenAttempts: number[] = [];
-    let sweepsSinceAttempt = 0;
-    for (let sweep = 0; sweep < 40; sweep++) {
+    h.dialer.sweep();
+    const at: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      await h.settle(1, false);
       const before = h.calls.length;
-      h.dialer.sweep();
-      sweepsSinceAttempt++;
-      if (h.calls.length > before) {
-        sweepsBetweenAttempts.push(sweepsSinceAttempt);
-        sweepsSinceAttempt = 0;
-        await h.settle(1, false);
+      let waited = 0;
+      while (h.calls.length === before) {
+        h.advance(1);
+        waited++;
+        if (waited > PERIOD * 2) throw new Error('no re-dial');
       }
-      h.advance(PERIOD);
+      at.push(waited);
     }
-    expect(sweepsBetweenAttempts.slice(0, 6)).toEqual([1, 1, 2, 4, BACKOFF_SWEEPS_MAX, BACKOFF_SWEEPS_MAX]);
-    // Success resets: after a link drops, the next sweep dials at once.
+    expect(at).toEqual([BASE, 2 * BASE, 4 * BASE, 8 * BASE, PERIOD, PERIOD, PERIOD, PERIOD]);
+    expect(h.dialer.stats()[0]).toMatchObject({ peer: 1, failures: 8, pending: true });
+  });
+
+  it('re-dials a stable link at once when it drops; a link that keeps dying young backs off', async () => {
+    const h = harness(0, 2);
     h.dialer.sweep();
-    h.advance(PERIOD * BACKOFF_SWEEPS_MAX);
-    h.dialer.sweep();
-    const count = h.calls.length;
     await h.settle(1, true);
+    h.installed.add(1);
     h.advance(PERIOD);
-    h.dialer.sweep();
-    expect(h.calls.length).toBe(count + 1);
+    h.installed.delete(1);
+    h.dialer.linkDown(1);
+    h.advance(0);
+    expect(h.calls).toEqual([1, 1]); // at once: no sweep ran
+    // Up again, but it dies at once each time: the waits grow like failures.
+    const waits: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      await h.settle(1, true);
+      h.installed.add(1);
+      h.installed.delete(1);
+      h.dialer.linkDown(1);
+      const before = h.calls.length;
+      let waited = 0;
+      while (h.calls.length === before) {
+        h.advance(1);
+        waited++;
+      }
+      waits.push(waited);
+    }
+    expect(waits).toEqual([BASE, 2 * BASE, 4 * BASE, 8 * BASE]);
+    // A link that then stays up a period resets the backoff: its drop is re-dialed at once.
+    await h.settle(1, true);
+    h.installed.add(1);
+    h.advance(PERIOD);
+    h.installed.delete(1);
+    h.dialer.linkDown(1);
+    const before = h.calls.length;
+    h.advance(0);
+    expect(h.calls.length).toBe(before + 1);
     expect(h.dialer.stats()[0]).toMatchObject({ peer: 1, failures: 0, pending: true });
+  });
+
+  it('ignores a link down of a peer it does not dial, and stops re-dialing once stopped', async () => {
+    const h = harness(1, 3);
+    h.dialer.linkDown(0);
+    h.advance(PERIOD);
+    expect(h.calls).toEqual([]);
+    h.dialer.sweep();
+    await h.settle(2, false);
+    h.dialer.stop();
+    h.advance(PERIOD * 10);
+    expect(h.calls).toEqual([2]);
   });
 
   it('forgets a pending attempt whose outcome never arrives (grace + period)', () => {

@@ -122,14 +122,16 @@ describe('reconnection', () => {
 
   it('a refused peer is retried with backoff, then links once it is reachable', async () => {
     const ports = await freePorts(2);
-    const zero = await startNode(settingsFor({ selfId: 0, ports, bus: { reconnectPeriodMs: 50 } }));
+    // Re-dial waits double from 100 ms (100, 200, 400, 800, then the 1 s period): the 4th
+    // attempt is 700 ms in, the 5th 1.5 s in.
+    const zero = await startNode(settingsFor({ selfId: 0, ports, bus: { reconnectPeriodMs: 1000 } }));
     await waitFor(() => (zero.plane.stats().dials[0]?.failures ?? 0) >= 3, 3000, 'three failures');
     const attempts = zero.plane.stats().dials[0]?.attempts ?? 0;
     await sleep(200);
-    // 50 ms sweeps but backing off: far fewer than one attempt per sweep.
+    // Backing off: no attempt every few milliseconds, as a retry loop without a wait would make.
     expect((zero.plane.stats().dials[0]?.attempts ?? 0) - attempts).toBeLessThanOrEqual(2);
     expect(zero.refusals.every((r) => r.reason === 'connect_failed')).toBe(true);
-    const one = await startNode(settingsFor({ selfId: 1, ports, bus: { reconnectPeriodMs: 50 } }));
+    const one = await startNode(settingsFor({ selfId: 1, ports, bus: { reconnectPeriodMs: 1000 } }));
     await waitFor(() => zero.plane.isConnected(1) && one.plane.isConnected(0), 3000, 'link');
     expect(zero.plane.stats().dials[0]?.failures).toBe(0);
   });

@@ -29,6 +29,21 @@ describe('request ledger: which request a core reply answers', () => {
     expect(ledger.size).toBe(0);
   });
 
+  it('settle (partition host): releases the matching request and leaves the frame as the core echoed it', () => {
+    const ledger = new RequestLedger();
+    ledger.record(7, 10n, { request: 3n, operation: Operation.SendMessages, timestamp: 100n, client: 9n, requestChecksum: 0n }, 5);
+    ledger.record(7, 10n, { request: 4n, operation: Operation.SendMessages, timestamp: 200n, client: 9n, requestChecksum: 0n }, 6);
+    const frame = reply(4n, Operation.SendMessages, new Uint8Array(0), 200n);
+    const before = frame.slice();
+    expect(ledger.settle(7, 10n, frame)).toEqual({ completes: true, recordedMs: 6 });
+    expect(frame).toEqual(before);
+    expect(ledger.settle(7, 10n, frame)).toEqual({ completes: false, recordedMs: -1 });
+    expect(ledger.settle(7, 11n, reply(3n, 160, new Uint8Array(0)))).toEqual({ completes: false, recordedMs: -1 });
+    const evicted = encodeEvictionHeader({ cluster: 0n, view: 0, replica: 0, client: 9n, reason: EvictionReason.NoSession });
+    expect(ledger.settle(7, 10n, evicted)).toEqual({ completes: true, recordedMs: 5 });
+    expect(ledger.size).toBe(0);
+  });
+
   it('matches partition replies that share a request number in submission order, per group', () => {
     const ledger = new RequestLedger();
     ledger.record(7, 10n, { request: 3n, operation: Operation.SendMessages, timestamp: 100n, client: 9n, requestChecksum: 0n });

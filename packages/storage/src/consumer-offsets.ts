@@ -9,9 +9,9 @@
  * through an empty state, and a torn write is caught by the checksum. fdatasync (and, for a new
  * file, the directory fsync) at once when the topic's `enforce_fsync` is true (§9.6), otherwise
  * at `sync()`, which the driver calls before it records a commit frontier. Deleted on
- * delete-offset. A file that does not verify is reported (`faulty`) and not loaded: the
- * consumer resumes from the replicated state (state transfer carries ICO1) rather than from a
- * guessed offset.
+ * delete-offset. A file that does not verify (twice: a read error may pass) is reported
+ * (`faulty`) and not loaded, never guessed; the partition driver then refuses the partition
+ * in a cluster, so it is rebuilt from a peer (state transfer carries ICO1).
  */
 import { assert } from '@shoal/stdx';
 import { type ConsumerOffsetEntry, type ConsumerOffsets, xxh3_64 } from '@shoal/protocol';
@@ -104,7 +104,7 @@ export class ConsumerOffsetStore {
             faulty.push({ kind, name, reason: name.endsWith('.tmp') ? 'stray_tmp' : 'not_an_offset_file' });
             continue;
           }
-          const decoded = decodeOffsetFile(readWholeFile(this.#disk, joinPath(dir, name)) ?? new Uint8Array(0));
+          const decoded = this.#readOffsetFile(joinPath(dir, name));
           if (!decoded.ok) {
             faulty.push({ kind, name, reason: decoded.reason });
             continue;
@@ -115,6 +115,12 @@ export class ConsumerOffsetStore {
       }
       return { consumers: new Map(this.#consumers), groups: new Map(this.#groups), faulty };
     });
+  }
+
+  /** One offset file, read a second time when the first read does not verify (a read error may pass). */
+  #readOffsetFile(path: string): ReturnType<typeof decodeOffsetFile> {
+    const first = decodeOffsetFile(readWholeFile(this.#disk, path) ?? new Uint8Array(0));
+    return first.ok ? first : decodeOffsetFile(readWholeFile(this.#disk, path) ?? new Uint8Array(0));
   }
 
   /** Stores a committed offset (see the header for the durability rule). */

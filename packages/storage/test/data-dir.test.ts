@@ -8,6 +8,7 @@ import {
   decodeOffsetFile,
   encodeIdentity,
   encodeOffsetFile,
+  type Fd,
   identityFor,
   mkdirDurable,
   openDataDir,
@@ -133,6 +134,35 @@ describe('consumer offset files', () => {
     const third = must(new ConsumerOffsetStore(disk, '/p', true).load());
     expect(third.faulty).toEqual([{ kind: 'group', name: '1', reason: 'offset_file_checksum_mismatch' }]);
     expect(third.groups.size).toBe(0);
+  });
+
+  it('a read that does not verify is read again before the file counts as damaged', () => {
+    const disk = new SimDisk({ seed: 7 });
+    const writer = new ConsumerOffsetStore(disk, '/p', true);
+    must(writer.load());
+    must(writer.store('consumer', 4, 40n));
+    // The first read of the file comes back with a bit flipped (a transient read error).
+    let flips = 1;
+    const flaky = new Proxy(disk, {
+      get(target, key) {
+        if (key !== 'read') {
+          const value: unknown = Reflect.get(target, key, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        }
+        return (fd: Fd, buffer: Uint8Array, offset: number, length: number, position: number): number => {
+          const n = target.read(fd, buffer, offset, length, position);
+          if (flips > 0 && n > 0) {
+            flips--;
+            buffer[offset] = (buffer[offset] as number) ^ 0x04;
+          }
+          return n;
+        };
+      },
+    });
+    const loaded = must(new ConsumerOffsetStore(flaky, '/p', true).load());
+    expect(flips).toBe(0);
+    expect(loaded.faulty).toEqual([]);
+    expect([...loaded.consumers]).toEqual([[4, 40n]]);
   });
 
   // Simulator seed 32 (3 replicas): an offset file created, then a process crash before any sync

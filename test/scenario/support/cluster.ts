@@ -251,6 +251,19 @@ export class Cluster {
     for (const p of ready) p.apply();
   }
 
+  /** Completes every stalled journal write of a node as FAILED (EIO): nothing reached its disk. */
+  failStalledJournal(index: number): void {
+    const node = this.nodes[index] as Node;
+    const r = node.replica as Replica;
+    const failed = node.stalled.filter((p) => p.kind === 'journal');
+    node.stalled = node.stalled.filter((p) => !failed.includes(p));
+    for (const p of failed) {
+      if (node.replica !== r || p.completion.kind !== 'journal_written') continue;
+      r.onStorageDone({ ...p.completion, ok: false });
+      this.process(node);
+    }
+  }
+
   perform(node: Node, e: Effect): void {
     const r = node.replica as Replica;
     switch (e.kind) {

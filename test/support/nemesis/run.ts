@@ -11,6 +11,9 @@
  * the longest write gap of the run and of each episode, the time writes took to resume after
  * the last fault), every problem found, and key log lines of the nodes when something is wrong.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TestCluster } from '../../integration/support/cluster.js';
 import {
   checkCatalog, checkPartitionCopy, compareCatalogs, compareCopies, readCatalog, readCopies, type PartitionCopy,
@@ -58,6 +61,8 @@ export interface NemesisReport {
   /** Key log lines per node (warnings and errors), only when there are problems. */
   readonly logs: readonly string[];
   readonly wallMs: number;
+  /** Where the report and every node's whole log were written when there were problems (null: none). */
+  readonly savedTo: string | null;
 }
 
 const STREAM = 'nemesis';
@@ -109,7 +114,7 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisReport
     const episodeReports = reports.map((r, i) => ({
       ...r, longestGapMs: longestGap(ledger.ackTimes, r.startedAt, reports[i + 1]?.startedAt ?? healedAt).ms,
     }));
-    return {
+    const report = {
       seed: options.seed, nodes: options.nodes, durationMs: options.durationMs, episodes: episodeReports,
       batches: ledger.batches.length,
       ackedBatches: ledger.batches.filter((b) => b.ackedAt !== null).length,
@@ -122,11 +127,21 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisReport
       problems,
       logs: problems.length === 0 ? [] : keyLines(cluster, hands, ledger.errors),
       wallMs: Date.now() - began,
+      savedTo: null,
     };
+    return problems.length === 0 ? report : { ...report, savedTo: save(cluster, formatReport(report)) };
   } finally {
     hands.releaseAll();
     await cluster.stop();
   }
+}
+
+/** A failing run's report and every node's whole log, kept after the cluster's files are removed. */
+function save(cluster: TestCluster, report: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'shoal-nemesis-'));
+  writeFileSync(join(dir, 'report.txt'), `${report}\n`);
+  for (const node of cluster.nodes) writeFileSync(join(dir, `node-${node.id}.log`), `${node.lines.join('\n')}\n`);
+  return dir;
 }
 
 async function setUp(cluster: TestCluster, partitions: number): Promise<void> {
@@ -193,6 +208,7 @@ export function formatReport(report: NemesisReport): string {
     ...report.episodes.map((e) => `  - ${e.fault}: longest gap ${e.longestGapMs} ms`),
     ...report.problems.map((p) => `  PROBLEM ${p}`),
     ...(report.problems.length === 0 ? [] : [`  replay: npm run nemesis -- --nodes ${report.nodes} --seed ${report.seed} --minutes ${report.durationMs / 60_000}`]),
+    ...(report.savedTo === null ? [] : [`  report and node logs: ${report.savedTo}`]),
   ];
   return [...lines, ...report.logs].join('\n');
 }

@@ -68,6 +68,9 @@ function tomlString(value: string): string {
   return JSON.stringify(value);
 }
 
+/** `tcp.requests_in_flight_max` of the bench's nodes: the largest the server allows. */
+export const BENCH_REQUESTS_IN_FLIGHT_MAX = 1024;
+
 /** The TOML file of one node. The shared secret is NOT in it (env `SHOAL_CLUSTER_AUTH_SHARED_SECRET`). */
 export function shoalConfig(input: ShoalConfigInput): string {
   const single = input.nodes.length === 1;
@@ -87,6 +90,9 @@ export function shoalConfig(input: ShoalConfigInput): string {
     '',
     '[tcp]',
     `address = ${tomlString(`127.0.0.1:${single ? self.tcp : 0}`)}`,
+    // The workload's window is the producers' to choose: a server that stops reading a
+    // connection at the default 64 would run a "256 in flight" row at 64 (1024: the key's maximum).
+    `requests_in_flight_max = ${BENCH_REQUESTS_IN_FLIGHT_MAX}`,
     '',
     '[http]',
     'enabled = false',

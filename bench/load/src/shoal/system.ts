@@ -49,6 +49,12 @@ export class ShoalSystem implements BenchSystem {
   readonly credentials: LeanCredentials;
   readonly facts: Readonly<Record<string, string | number | boolean>>;
   readonly client: ShoalClient;
+  /**
+   * View changes during the runs: for each run, how far the metadata view and each of the run's
+   * partition views moved between its prepare and its cleanup (GetClusterMetadata's extension).
+   * Under a fault-free load any change is a spurious one (a backup that gave up on a live primary).
+   */
+  readonly viewChanges = { metadata: 0, partition: 0 };
 
   constructor(options: ShoalSystemOptions) {
     this.addresses = options.addresses;
@@ -94,6 +100,19 @@ export class ShoalSystem implements BenchSystem {
       // FeatureUnavailable or a single node without a roster: the home node.
     }
     return this.addresses[0] as string;
+  }
+
+  /** The metadata view and the views of `streamId`'s partitions, or null without the extension. */
+  async views(streamId: number): Promise<{ readonly metadata: number; readonly partitions: ReadonlyMap<number, number> } | null> {
+    try {
+      const groups = (await this.client.getClusterMetadata({ timeoutMs: 5000 })).groups;
+      if (groups === null) return null;
+      const partitions = new Map<number, number>();
+      for (const topic of groups.topics) if (topic.streamId === streamId) for (const p of topic.partitions) partitions.set(p.partitionId, p.view);
+      return { metadata: groups.metadataView, partitions };
+    } catch {
+      return null; // mid-failover or a node without the extension: not counted
+    }
   }
 
   async close(): Promise<void> {
@@ -152,6 +171,7 @@ class ShoalTarget implements BenchTarget {
   readonly #system: ShoalSystem;
   #run: RunSpec | null = null;
   #ids: RunIds | null = null;
+  #startViews: Awaited<ReturnType<ShoalSystem['views']>> = null;
   #retry: RetryObserver | null = null;
 
   constructor(system: ShoalSystem, path: 'lean' | 'sdk') {
@@ -170,6 +190,7 @@ class ShoalTarget implements BenchTarget {
     const topic = await client.topic.create({ streamId: stream.id, name: 'load', partitionsCount: run.workload.partitions });
     const entries = await partitionEntries(this.#system, stream.id, topic.id, run.workload);
     this.#ids = { streamId: stream.id, topicId: topic.id, primary: await this.#system.primaryAddress(), entries };
+    this.#startViews = await this.#system.views(stream.id);
   }
 
   #context(): { run: RunSpec; ids: RunIds } {
@@ -198,6 +219,12 @@ class ShoalTarget implements BenchTarget {
 
   async cleanup(): Promise<void> {
     if (this.#ids === null) return;
+    const before = this.#startViews;
+    const after = await this.#system.views(this.#ids.streamId);
+    if (before !== null && after !== null) {
+      this.#system.viewChanges.metadata += after.metadata - before.metadata;
+      for (const [p, view] of after.partitions) this.#system.viewChanges.partition += view - (before.partitions.get(p) ?? view);
+    }
     await this.#system.client.stream.delete({ streamId: this.#ids.streamId }).catch(() => undefined);
   }
 }

@@ -46,7 +46,7 @@ export const REFERENCE_ONLY_SECTIONS: readonly ReferenceOnlySection[] = [
     keys: ['enabled', 'allowed_methods', 'allowed_origins', 'allowed_headers', 'exposed_headers', 'allow_credentials', 'allow_private_network'],
   },
   {
-    path: 'http.jwt', why: "Shoal's HTTP listener serves no API to sign tokens for; unlike the reference's, its /metrics needs no bearer token (keep http.address on a private interface)",
+    path: 'http.jwt', why: "Shoal's HTTP listener serves no API to sign tokens for; its /metrics takes a personal access token as the bearer instead (docs/operations.md)",
     keys: ['algorithm', 'issuer', 'audience', 'valid_issuers', 'valid_audiences', 'access_token_expiry', 'clock_skew',
       'not_before', 'encoding_secret', 'decoding_secret', 'use_base64_secret'],
   },

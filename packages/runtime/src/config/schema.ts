@@ -268,7 +268,7 @@ export const KEYS: readonly KeySpec[] = [
   { path: 'message_bus.peer_queue_capacity', kind: 'uint', default: 256, min: 2, max: 65536,
     doc: 'Per-peer send queue, in frames; overflow is dropped.',
     rules: ['`cluster.repair_chunk_max` < `peer_queue_capacity`.'] },
-  { path: 'message_bus.reconnect_period', ...DURATION_NONZERO, default: '5 s', doc: 'Re-dial sweep to peers.' },
+  { path: 'message_bus.reconnect_period', ...DURATION_NONZERO, default: '5 s', doc: 'Re-dial sweep to peers (safety net), and the cap of the re-dial backoff after a dropped link.' },
   { path: 'message_bus.close_peer_timeout', ...DURATION_NONZERO, default: '2 s', doc: 'Per-peer close drain budget.' },
   { path: 'message_bus.close_grace', ...DURATION_NONZERO, default: '2 s', doc: 'TLS stream close budget.' },
   { path: 'message_bus.handshake_grace', ...DURATION_NONZERO, default: '10 s',

@@ -52,6 +52,8 @@ export function partitionConsensusConfig(config: ShoalConfig): ConfigInput {
     prepareQueueDepth: config.partition.prepareQueueDepth,
     requestQueueMax: Math.max(PARTITION_REQUEST_QUEUE_MAX, 2 * config.partition.prepareQueueDepth),
     requestQueueBytesMax: PARTITION_REQUEST_QUEUE_BYTES_MAX,
+    // The core answers 57 to what it drops on losing the primary role (PartitionHost does not).
+    answerDroppedRequests: true,
     groupRequestsMax: config.partition.groupCommitRequestsMax,
     groupBytesMax: config.partition.groupCommitBytesMax,
     evictedRingCapacity: config.partition.evictedRingCapacity,

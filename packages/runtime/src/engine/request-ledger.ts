@@ -11,7 +11,8 @@
  *
  *   submit  ─ record(token, group, request fields) ─ core.onRequest
  *   'dropped' outcome ─ forget(...)                 (the request ends without an answer)
- *   reply   ─ match(token, group, frame) ─ echo patch ─ to the connection's shard
+ *   reply   ─ match(token, group, frame) ─ echo patch ─ to the connection's shard   (metadata worker)
+ *   reply   ─ settle(token, group, frame) ─ no patch: the core echoed             (partition host)
  *
  * An eviction answers the oldest request of that group (it carries no request number). A reply
  * nobody recorded (a cached duplicate for a request this node never saw) passes unpatched and
@@ -101,6 +102,28 @@ export class RequestLedger {
         return;
       }
     }
+  }
+
+  /**
+   * Finds the request `frame` answers and removes the entry, without touching the frame: the
+   * partition plane, whose core echoes each request's own fields in its replies. `completes`
+   * false: nothing recorded matches.
+   */
+  settle(token: number, group: bigint, frame: Uint8Array): Omit<MatchedReply, 'frame'> {
+    const entries = this.#byToken.get(token);
+    if (entries === undefined) return { completes: false, recordedMs: -1 };
+    const index = this.#indexOf(entries, group, frame);
+    if (index < 0) return { completes: false, recordedMs: -1 };
+    const entry = entries[index] as Entry;
+    this.#remove(token, entries, index);
+    return { completes: true, recordedMs: entry.recordedMs };
+  }
+
+  /** The oldest entry of `group` an eviction answers, or the one with the reply's request number. */
+  #indexOf(entries: readonly Entry[], group: bigint, frame: Uint8Array): number {
+    if (frame[COMMAND_OFFSET] === ClientCommand.Eviction) return entries.findIndex((e) => e.group === group);
+    const request = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getBigUint64(REQUEST_AT, true);
+    return entries.findIndex((e) => e.group === group && e.request === request);
   }
 
   /** Finds the request `frame` answers, patches the echo fields, and removes the entry. */

@@ -41,6 +41,7 @@ import { CommitTimer } from '../metrics/commit-timer.js';
 import { ReplicationTimer } from '../metrics/replication-timer.js';
 import { TimedDisk } from '../metrics/timed-disk.js';
 import { EventCounts, type CatalogSummary } from '../metrics/thread-stats.js';
+import { PRIMARY_UNREACHABLE_EVENT, primaryLinkWatch, type PrimaryLinkWatch } from '../engine/primary-link-watch.js';
 
 const TICK_MS = 10;
 /** Metadata-group events worth an info line (rare: a view change, a transfer). */
@@ -71,6 +72,8 @@ class MetadataWorker {
   #readyPosted = false;
   readonly #replication: ReplicationTimer;
   readonly #commitTimer: CommitTimer;
+  /** Fast failover: a dropped link to the metadata primary starts the view change (engine/primary-link-watch.ts). */
+  readonly #primaryLink: PrimaryLinkWatch;
 
   constructor(rt: WorkerRuntime) {
     this.#rt = rt;
@@ -78,6 +81,7 @@ class MetadataWorker {
     this.#shardCount = config.system.sharding.shardCount;
     this.#replication = new ReplicationTimer(rt.metrics, 'metadata');
     this.#commitTimer = new CommitTimer(rt.metrics, 'metadata');
+    this.#primaryLink = primaryLinkWatch(config, rt.status);
     this.#turn = new Turn(() => this.#endTurn());
     this.#replyContext = {
       cluster: clusterIdFromName(config.cluster.name),
@@ -346,6 +350,11 @@ class MetadataWorker {
   #onTick(): void {
     const driver = this.#driver;
     if (driver === null || this.#rt.stopped) return;
+    this.#primaryLink.tick();
+    if (this.#primaryLink.check(METADATA_GROUP, driver)) {
+      this.#events.add('metadata', PRIMARY_UNREACHABLE_EVENT);
+      this.#rt.log.info('metadata group', { event: PRIMARY_UNREACHABLE_EVENT, view: driver.replica.role.view });
+    }
     driver.tick();
     this.#host?.tick();
     this.#publishStatus();

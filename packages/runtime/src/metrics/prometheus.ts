@@ -29,6 +29,8 @@ export interface NodeMetricsInput {
   readonly replicaHandshakes?: HandshakeFigures | null;
   /** /ready's answer (node/readiness.ts). */
   readonly ready: boolean;
+  /** Workers whose stats did not arrive within the scrape's wait: their series are absent from this scrape. */
+  readonly threadsMissing: number;
 }
 
 export function nodeMetrics(input: NodeMetricsInput): MetricJson[] {
@@ -36,6 +38,7 @@ export function nodeMetrics(input: NodeMetricsInput): MetricJson[] {
   const t = input.threads;
   e.metric('shoal_up', 'gauge', 'The node is serving.', [[{ node: input.node, version: input.version }, 1]]);
   e.metric('shoal_ready', 'gauge', '1 while /ready answers 200: the metadata group has a reachable primary and this node caught up.', [[{}, input.ready ? 1 : 0]]);
+  e.metric('shoal_scrape_threads_missing', 'gauge', 'Worker threads whose figures did not arrive in time for this scrape (their series are absent from it).', [[{}, input.threadsMissing]]);
   e.metric('shoal_uptime_seconds', 'gauge', 'Seconds since the supervisor started.', [[{}, input.uptimeSeconds]]);
   e.metric('shoal_process_resident_memory_bytes', 'gauge', 'Resident set size of the process.', [[{}, input.main.rss]]);
   e.metric('shoal_process_cpu_seconds_total', 'counter', 'User and system CPU time of the process.', [[{}, (input.cpu.user + input.cpu.system) / 1e6]]);

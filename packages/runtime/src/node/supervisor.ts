@@ -536,6 +536,7 @@ export class Supervisor {
       uptimeSeconds: (Date.now() - this.#startedAt) / 1000,
       replicaHandshakes: this.#replicaPlane === null ? null : handshakeFigures(this.#replicaPlane),
       ready: this.#readiness().ready,
+      threadsMissing: Math.max(0, this.#workers.length - threads.length),
     });
     const defaults = (await this.#defaults?.all()) ?? [];
     return renderExposition([defaults, ...threads.map((t) => t.nodejs), shoal, ...threads.map((t) => t.histograms.map(histogramMetric))]);

@@ -1,18 +1,24 @@
 /**
  * Outbound dialing (replication-semantics.md §3.2): this replica dials only peers with a
- * strictly greater replica id, at start and then on a sweep every `message_bus.reconnect_period`,
- * re-dialing each target that is neither installed nor has an attempt pending.
+ * strictly greater replica id, at start, promptly when a link drops, and on a safety-net sweep
+ * every `message_bus.reconnect_period`, re-dialing each target that is neither installed nor has
+ * an attempt pending.
  *
  * - One attempt per peer at a time. An attempt always settles (its deadline is
  *   `handshake_grace`); as a safety net a pending entry older than grace + period is forgotten.
- * - Backoff: after n consecutive failures a target sits out 2^(n-1) - 1 sweeps, capped at
- *   `BACKOFF_SWEEPS_MAX` - 1 (first retry on the next sweep, then 2, 4, 4, ... periods apart);
- *   a successful install resets it, and a link that drops is re-dialed on the next sweep.
+ * - Prompt re-dial: a link that was up for at least a period and drops is re-dialed at once
+ *   (a restarted or partitioned peer must not wait a whole period: issue 12 measured 35-45 s
+ *   stalls when the sweep and its whole-sweep backoff decided). Each consecutive failure (a
+ *   failed attempt, or a link that died younger than a period) doubles the wait from
+ *   `REDIAL_BASE_MS`, capped at the period; a link that stays up a period resets it.
  *
- *   sweep ─┬─ installed? ─────────────── skip
- *          ├─ pending (younger than grace + period)? ── skip
- *          ├─ backing off (now < nextAttemptAt)? ─────── skip
- *          └─ attempt(target) ─▶ true: failures = 0   false: failures++, nextAttemptAt = now + backoff
+ *   due(target) ─┬─ installed? ─────────────── skip
+ *                ├─ pending (younger than grace + period)? ── skip
+ *                ├─ backing off (now < nextAttemptAt)? ─────── skip (a timer wakes at nextAttemptAt)
+ *                └─ attempt(target) ─▶ true: failures = 0   false: failures++, nextAttemptAt = now + wait(failures)
+ *   linkDown(target): shortLived = (up >= period ? 0 : shortLived + 1); failures = shortLived;
+ *                     nextAttemptAt = now + wait(failures)
+ *   wait(0) = 0, wait(n) = min(REDIAL_BASE_MS × 2^(n-1), reconnect_period)
  */
 import { connect, type Socket } from 'node:net';
 import type { MessageBusConfig } from '../config/index.js';
@@ -24,8 +30,8 @@ import type { ReplicaPlaneLog } from './log.js';
 import type { PeerAddress, ReplicaPlaneIdentity } from './settings.js';
 import { dialTls, type ReplicaTlsMaterial } from './tls.js';
 
-/** A failing target is retried at most this many sweeps apart. */
-export const BACKOFF_SWEEPS_MAX = 4;
+/** The first re-dial after a failure; doubles per consecutive failure up to `reconnect_period`. */
+export const REDIAL_BASE_MS = 100;
 
 export interface DialerOptions {
   readonly selfId: number;
@@ -39,6 +45,10 @@ export interface DialerOptions {
   readonly log: ReplicaPlaneLog;
   /** Clock (ms); injectable for tests. */
   readonly now?: () => number;
+  /** One-shot timer (the prompt re-dials); injectable for tests. Returns its cancel. */
+  readonly setTimer?: (fn: () => void, ms: number) => () => void;
+  /** First re-dial wait after a failure (default `REDIAL_BASE_MS`). */
+  readonly redialBaseMs?: number;
 }
 
 interface TargetState {
@@ -47,6 +57,10 @@ interface TargetState {
   failures: number;
   nextAttemptAt: number;
   attempts: number;
+  /** When the current link was installed (null: none installed by this dialer). */
+  installedAt: number | null;
+  /** Consecutive links that died younger than a period (a peer that accepts, then drops us). */
+  shortLived: number;
 }
 
 export interface DialTargetStats {
@@ -60,16 +74,20 @@ export class Dialer {
   readonly #options: DialerOptions;
   readonly #targets: TargetState[];
   readonly #now: () => number;
+  readonly #setTimer: (fn: () => void, ms: number) => () => void;
   #timer: NodeJS.Timeout | null = null;
+  /** The armed prompt re-dial: when it fires and how to cancel it. */
+  #wake: { readonly at: number; readonly cancel: () => void } | null = null;
   #stopped = false;
 
   constructor(options: DialerOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#setTimer = options.setTimer ?? unrefTimer;
     this.#targets = options.peers
       .filter((peer) => peer.replicaId > options.selfId)
       .sort((a, b) => a.replicaId - b.replicaId)
-      .map((target) => ({ target, pendingSince: null, failures: 0, nextAttemptAt: 0, attempts: 0 }));
+      .map((target) => ({ target, pendingSince: null, failures: 0, nextAttemptAt: 0, attempts: 0, installedAt: null, shortLived: 0 }));
   }
 
   /** Replica ids this node dials. */
@@ -88,6 +106,25 @@ export class Dialer {
     this.#stopped = true;
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
+    this.#wake?.cancel();
+    this.#wake = null;
+  }
+
+  /**
+   * The link to `peer` closed (either side): re-dial it at once if it had been up a period,
+   * else after the backoff wait (a link that keeps dying young must not become a hot loop).
+   */
+  linkDown(peer: number): void {
+    const state = this.#targets.find((t) => t.target.replicaId === peer);
+    if (state === undefined || this.#stopped) return;
+    const now = this.#now();
+    const stable = state.installedAt !== null && now - state.installedAt >= this.#options.reconnectPeriodMs;
+    state.installedAt = null;
+    state.shortLived = stable ? 0 : state.shortLived + 1;
+    // Failed attempts from here on continue the doubling where the short-lived links left it.
+    state.failures = state.shortLived;
+    state.nextAttemptAt = now + this.#wait(state.failures);
+    this.#arm();
   }
 
   /** One pass over the targets (the timer calls it; tests may too). */
@@ -105,6 +142,7 @@ export class Dialer {
       if (now < state.nextAttemptAt) continue;
       this.#launch(state, now);
     }
+    this.#arm();
   }
 
   stats(): DialTargetStats[] {
@@ -129,14 +167,43 @@ export class Dialer {
     state.pendingSince = null;
     if (installed) {
       state.failures = 0;
+      state.installedAt = this.#now();
       state.nextAttemptAt = 0;
       return;
     }
     state.failures++;
-    const sweeps = Math.min(2 ** (state.failures - 1), BACKOFF_SWEEPS_MAX);
-    // Half a period of slack so the retry lands on the sweep that is `sweeps` periods away.
-    state.nextAttemptAt = this.#now() + (sweeps - 0.5) * this.#options.reconnectPeriodMs;
+    state.nextAttemptAt = this.#now() + this.#wait(state.failures);
+    this.#arm();
   }
+
+  #wait(failures: number): number {
+    if (failures === 0) return 0;
+    const base = this.#options.redialBaseMs ?? REDIAL_BASE_MS;
+    return Math.min(base * 2 ** Math.min(failures - 1, 30), this.#options.reconnectPeriodMs);
+  }
+
+  /** Arms one timer for the earliest re-dial that falls before the next sweep would. */
+  #arm(): void {
+    if (this.#stopped) return;
+    let at = Infinity;
+    for (const state of this.#targets) {
+      if (state.pendingSince !== null || this.#options.isInstalled(state.target.replicaId)) continue;
+      at = Math.min(at, state.nextAttemptAt);
+    }
+    if (at === Infinity || (this.#wake !== null && this.#wake.at <= at)) return;
+    this.#wake?.cancel();
+    const wake = { at, cancel: this.#setTimer(() => {
+      if (this.#wake === wake) this.#wake = null;
+      this.sweep();
+    }, Math.max(0, at - this.#now())) };
+    this.#wake = wake;
+  }
+}
+
+function unrefTimer(fn: () => void, ms: number): () => void {
+  const timer = setTimeout(fn, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ export { type HandshakeMachine, type HandshakeStep, type HandshakeRefusal, refus
 export { runHandshake, type HandshakeResult } from './handshake-socket.js';
 export { HandshakeFrameReader, HANDSHAKE_FRAME_SIZE_MAX } from './handshake-reader.js';
 export { Deadline } from './deadline.js';
-export { Dialer, BACKOFF_SWEEPS_MAX, dialPeer, type DialerOptions, type DialPeerOptions, type DialTargetStats } from './dialer.js';
+export { Dialer, REDIAL_BASE_MS, dialPeer, type DialerOptions, type DialPeerOptions, type DialTargetStats } from './dialer.js';
 export { Acceptor, remoteOf, type AcceptorOptions } from './acceptor.js';
 export type { InstallLink } from './events.js';
 export { REPLICA_ALPN, loadReplicaTls, acceptTls, dialTls, tlsExporter, type ReplicaTlsMaterial, type TlsResult } from './tls.js';

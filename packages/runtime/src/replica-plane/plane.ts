@@ -195,6 +195,7 @@ export class ReplicaPlane {
     if (entry?.kind !== 'handed_off') return;
     this.#peers.delete(peer);
     this.#log.info('replica peer down', { peer, reason: 'released' });
+    this.#dialer?.linkDown(peer);
     this.#hooks.onPeerDown?.(peer, 'released');
   }
 
@@ -204,7 +205,7 @@ export class ReplicaPlane {
     if (entry?.kind === 'local') entry.connection.destroy('local_close');
   }
 
-  /** Runs one dial sweep now (tests; the timer runs it every reconnect_period). */
+  /** Runs one dial sweep now (tests; the timer runs it every reconnect_period, and after a link drops). */
   sweep(): void {
     this.#dialer?.sweep();
   }
@@ -311,8 +312,10 @@ export class ReplicaPlane {
 
   #onConnectionClosed(peer: number, connection: PeerConnection, reason: PeerCloseReason): void {
     const entry = this.#peers.get(peer);
-    if (entry?.kind === 'local' && entry.connection === connection) this.#peers.delete(peer);
+    const installed = entry?.kind === 'local' && entry.connection === connection;
+    if (installed) this.#peers.delete(peer);
     this.#log.info('replica peer down', { peer, reason });
+    if (installed && !this.#stopping) this.#dialer?.linkDown(peer);
     this.#hooks.onPeerDown?.(peer, reason);
   }
 

@@ -42,6 +42,7 @@ import { METADATA_THREAD } from '../node/worker-data.js';
 import type { StatusTable } from '../status/status-table.js';
 import { shardOfGroup } from './shard-of.js';
 import { NO_PRIMARY, groupRole, notPrimaryCode } from '../engine/group-role.js';
+import { PRIMARY_UNREACHABLE_EVENT, primaryLinkWatch, type PrimaryLinkWatch } from '../engine/primary-link-watch.js';
 import type { ForwardOutcomes, PendingForward } from '../forwarding/forward-link.js';
 import { ForwardLinks } from '../forwarding/forward-links.js';
 
@@ -72,7 +73,7 @@ export interface PartitionHostOptions {
 interface Owned {
   readonly driver: PartitionDriver;
   route: PartitionRoute;
-  /** The role last seen at a tick (status table, and the drain of requests on losing it). */
+  /** The role last published to the status table. */
   view: number;
   primary: number;
   acting: boolean;
@@ -108,12 +109,15 @@ export class PartitionHost implements ForwardOutcomes {
   readonly #commitTimer: CommitTimer;
   /** This shard's forwarding links to the other nodes (requests for partitions they lead). */
   readonly #links: ForwardLinks;
+  /** Fast failover: a dropped link to a group's primary starts its view change (engine/primary-link-watch.ts). */
+  readonly #primaryLinks: PrimaryLinkWatch;
 
   constructor(options: PartitionHostOptions) {
     this.#o = options;
     this.#layout = new DataDirLayout(options.config.system.path);
     this.#commitTimer = new CommitTimer(options.metrics, 'partition');
     this.#links = new ForwardLinks(options.config, this, options.log.child('forwarding'));
+    this.#primaryLinks = primaryLinkWatch(options.config, options.status);
   }
 
   /** The forwarding links (metrics, the shard's sweep, shutdown). */
@@ -280,31 +284,26 @@ export class PartitionHost implements ForwardOutcomes {
   }
 
   tick(): void {
+    this.#primaryLinks.tick();
     for (const [group, owned] of this.#owned) {
+      if (this.#primaryLinks.check(group, owned.driver)) this.events.add('partition', PRIMARY_UNREACHABLE_EVENT);
       owned.driver.tick();
-      this.#observeRole(group, owned);
     }
   }
 
   /**
-   * Publishes a group's role when it changed. A replica that stops being the acting primary
-   * drops the requests it had not committed without answering them (§5.1): answer each one 57
-   * (its outcome is unknown: the new primary may commit it) so the client retries now instead of
-   * waiting for its request timeout.
+   * Publishes a group's role when it changed (status table: routing hints, GetClusterMetadata):
+   * at open, then on each `role` effect of its core.
+   * Requests the replica drops on losing the primary role are answered 57 by its core
+   * (`answerDroppedRequests`, consensus answers.ts), not here.
    */
   #observeRole(group: bigint, owned: Owned): void {
     const role = groupRole(owned.driver);
     if (role.view === owned.view && role.primary === owned.primary && role.acting === owned.acting) return;
-    const lost = owned.acting && !role.acting;
     owned.view = role.view;
     owned.primary = role.primary;
     owned.acting = role.acting;
     this.#o.status.publishPartitionRole(group, role.view, role.primary);
-    if (!lost) return;
-    const o = this.#o;
-    for (const pending of o.ledger.takeGroup(group)) {
-      o.deliver(pending.token, group, codeReply(o.reply, pending, ErrorCode.TransientNotCommitted), true);
-    }
   }
 
   /** A replica-plane frame for a group this shard owns (dropped when the partition is unknown here). */
@@ -437,6 +436,11 @@ export class PartitionHost implements ForwardOutcomes {
           this.#commits += 1;
           this.#dirty.add(group);
         },
+        // The core reports role changes as they happen (a `role` effect): no per-tick polling.
+        role: () => {
+          const owned = this.#owned.get(group);
+          if (owned !== undefined) this.#observeRole(group, owned);
+        },
         event: (name, detail) => {
           this.events.add('partition', name);
           o.log.debug('partition event', { group, name, detail });
@@ -483,6 +487,7 @@ export class PartitionHost implements ForwardOutcomes {
     }
     owned.driver.destroy();
     this.#owned.delete(group);
+    this.#primaryLinks.forget(group);
     this.#o.status.retirePartition(group);
     this.#o.log.debug('partition removed', { group });
   }
@@ -553,11 +558,13 @@ export class PartitionHost implements ForwardOutcomes {
 
   #onClientFrame(group: bigint, token: number | null, frame: Uint8Array): void {
     if (token === null) return; // the partition plane has no client table: every reply has its token
-    const matched = this.#o.ledger.match(token, group, frame);
-    this.#commitTimer.replied(frame, matched.recordedMs);
-    // Unmatched: a request already answered 57 when this replica lost the primary role, then
-    // committed after all (this replica led again): the client has moved on.
-    if (matched.completes) this.#o.deliver(token, group, matched.frame, true);
+    // The core echoes each request's own operation and timestamp (consensus answers.ts): the
+    // ledger only releases the request and times its commit.
+    const settled = this.#o.ledger.settle(token, group, frame);
+    this.#commitTimer.replied(frame, settled.recordedMs);
+    // Unmatched: a reply the ledger holds no request for (none is expected: the core answers a
+    // request at most once, and forgets the ones it answered 57 on losing the primary role).
+    if (settled.completes) this.#o.deliver(token, group, frame, true);
   }
 }
 
