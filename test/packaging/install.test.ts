@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, packAll, publishableWorkspaces, type Packed } from '../../scripts/pack.js';
 import { startServer, type ServerHandle } from '../integration/support/server.js';
 
-const EXPECTED = ['@shoal/cli', '@shoal/client', '@shoal/consensus', '@shoal/protocol', '@shoal/replica', '@shoal/ring', '@shoal/runtime', '@shoal/server', '@shoal/state', '@shoal/stdx', '@shoal/storage'];
+const EXPECTED = ['@shoal/cli', '@shoal/client', '@shoal/consensus', '@shoal/gateway', '@shoal/protocol', '@shoal/replica', '@shoal/ring', '@shoal/runtime', '@shoal/server', '@shoal/state', '@shoal/stdx', '@shoal/storage'];
 
 const PRODUCE_CONSUME = `
 import { ShoalClient } from '@shoal/client';

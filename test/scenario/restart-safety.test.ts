@@ -139,7 +139,7 @@ describe('restarted replicas never lose what was acknowledged', () => {
   // journal (it never got ops 5 and 6), persisted the new log view, and restarted. Its DoViewChange
   // then claimed that log view with the head of its journal (4); merged with the older log view's
   // replica (which held 5 and 6, committed), the newer log view won and 5 and 6 were dropped. Now
-  // the unheld tail is recorded as faulty at adoption: the restarted backup reports its log as
+  // the installed log head is persisted with the log view: the restarted backup reports its log as
   // ending at 6, and the view waits for a copy of 5 and 6 it can trust.
   it('a backup that adopted a log ending above its journal, then restarted, does not let a view drop that tail', () => {
     const cluster = new Cluster({ replicas: 3, plane: 'partition', flushEvery: 16 });

@@ -161,10 +161,10 @@ export class Core {
     return this.isPrimaryByIndex() && this.status === 'normal' && !this.ceded;
   }
 
-  /** True when the superblock durably holds the current (view, log_view). */
+  /** True when the superblock durably holds the current (view, log_view) and the log view's installed head. */
   viewDurable(): boolean {
     const d = this.sb.durable;
-    return d !== null && d.view === this.view && d.logView === this.logView;
+    return d !== null && d.view === this.view && d.logView === this.logView && d.logHead === this.sb.logHead;
   }
 
   transferring(): boolean {

@@ -3,7 +3,8 @@
  * suffix from op down to max(commit, 1) (at most 128 entries), head first:
  *
  *   journal holds the op          → its header, present bit
- *   else a canonical header known → that header, no bits ("I know it but cannot serve it")
+ *   else a canonical header known → that header; nack bit above our commit point unless faulty
+ *                                   ("I know it, never acked it, cannot serve it")
  *   else                          → a blank; nack bit only above our commit point and only
  *                                   when the op is not faulty (a lost entry is not "never
  *                                   prepared", pitfall 3)
@@ -94,7 +95,10 @@ export function buildSuffix(c: Core): { op: number; commit: number; entries: Suf
       const dv = new DataView(h.buffer, h.byteOffset, h.byteLength);
       const timestamp = dv.getBigUint64(PREPARE_LAYOUT.timestamp.offset, true);
       if (fits(entryOp, canon.checksum, timestamp)) {
-        entries.push({ header: h.slice(), op: BigInt(entryOp) });
+        // Known (a StartView's header) but never journaled here, so never acked: nacked like a
+        // blank (deviation 23; upstream sets no bit). Else two replicas that both know the
+        // header of an op only a dead replica ever held could never truncate it (seed 265 of 3).
+        entries.push({ header: h.slice(), op: BigInt(entryOp), nack: !blind && entryOp > commit && !c.journal.faulty.has(entryOp) });
         chain.push(entryOp, canon.parent ?? 0n, timestamp);
         continue;
       }

@@ -22,6 +22,11 @@ export interface DurableVsrState {
   readonly checkpointOp: Op;
   /** widen(XXH3(snapshot payload)), 0 when none. */
   readonly checkpointChecksum: bigint;
+  /**
+   * The head op of log_view's log when this replica installed it (adopted or started): after a
+   * restart its log in log_view ends at least there, even where its journal does not.
+   */
+  readonly logHead: Op;
 }
 
 /** Outcome of a forwarded or in-process session operation (§8), reported to the host. */

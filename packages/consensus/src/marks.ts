@@ -20,8 +20,8 @@ export const Mark = Object.freeze({
   JournalLost: 'journal_lost',
   /** Boot marked ops faulty that storage lost or that a truncation dropped (the persisted floor). */
   RestoreFaulty: 'restore_faulty',
-  /** An adopted log ended above the journal: the unheld tail was recorded as faulty. */
-  AdoptedUnheldTail: 'adopted_unheld_tail',
+  /** Boot restored a log view whose installed head is above the journal: the log ends there. */
+  RestoreLogHead: 'restore_log_head',
   /** A DoViewChange reported its log as ending at a faulty op above its head (a lost tail). */
   VoteLostTail: 'vote_lost_tail',
 

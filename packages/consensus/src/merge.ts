@@ -121,7 +121,30 @@ function tally(dvcs: readonly DvcRecord[], op: Op, canonical: DvcEntry | null, c
   return { copies, nacks, unknownEnds };
 }
 
-export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: MergeQuorums): MergeResult {
+/**
+ * What the merging replica itself applied: its own DVC's entries at or below `commitMin` are
+ * committed ops (applied only once verified), whatever their log view.
+ */
+export interface MergeSelf {
+  readonly replica: number;
+  readonly commitMin: Op;
+}
+
+/**
+ * The canonical header at the merged commit point when no canonical sender holds one there: the
+ * merging replica's own applied entry. Canonical senders may all hold a blank at an op they
+ * never received (a backup that adopted a log it had not fetched yet), while the op is
+ * committed and applied here, in an older log view (seed 182 of 3: the commit point waited for
+ * a copy forever with the third replica down for good).
+ */
+function appliedHere(dvcs: readonly DvcRecord[], op: Op, self: MergeSelf | null): DvcEntry | null {
+  if (self === null || op > self.commitMin) return null;
+  const own = dvcs.find((d) => d.replica === self.replica);
+  const e = own === undefined ? null : entryAt(own, op);
+  return e === null || e.blank ? null : e;
+}
+
+export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: MergeQuorums, self: MergeSelf | null = null): MergeResult {
   if (dvcs.length < q.viewChange) return { kind: 'awaiting_quorum' };
   const canonicalLogView = Math.max(...dvcs.map((d) => d.logView));
   const canonical = dvcs.filter((d) => d.logView === canonicalLogView);
@@ -135,7 +158,7 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
   for (let op = low; op <= opHeadMax; op++) {
     const header = canonicalAt(canonical, op);
     const conflict = header === 'conflict';
-    const canon = conflict ? null : header;
+    const canon = conflict ? null : (header ?? (op === commitMax ? appliedHere(dvcs, op, self) : null));
     const { copies, nacks, unknownEnds } = tally(dvcs, op, canon, canonicalLogView);
     if (unknownEnds > 0) paths.add('log_end_unknown');
     if (nacks >= q.nack) {
@@ -169,7 +192,8 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
 
   const headers: DvcEntry[] = [];
   for (let op = opHead; op >= low; op--) {
-    const header = canonicalAt(canonical, op);
+    const found = canonicalAt(canonical, op);
+    const header = found === null && op === commitMax ? appliedHere(dvcs, op, self) : found;
     if (header === null && op === commitMax && op === low && noValidHeader(dvcs, op)) break;
     if (header === null || header === 'conflict') return { kind: 'deadlocked', op: opHead };
     const above = headers[headers.length - 1];

@@ -133,6 +133,7 @@ export function restore(c: Core, record: RestoreRecord): void {
     if (c.n === 1) replay(c);
   }
   c.op = Math.max(c.journal.head, c.commitMin);
+  restoreLogHead(c, record.superblock);
   markLost(c, record);
   c.lastPrepareChecksum = c.journal.get(c.op)?.checksum ?? 0n;
   if (c.commitMin < c.op) {
@@ -140,6 +141,20 @@ export function restore(c: Core, record: RestoreRecord): void {
     c.mark(Mark.RecoveryBarrierArmed, `${c.commitMin} < ${c.op}`);
   }
   bootMode(c, record);
+}
+
+/**
+ * The log of the restored log view ends at least at the head it had when installed (persisted
+ * with it), even where the journal stops short: ops of that log this replica never received.
+ * Its DoViewChange then speaks of them (blanks; nacks unless faulty: it never acked them), so
+ * the merge never takes the journal's head for the head of this log view.
+ */
+function restoreLogHead(c: Core, superblock: DurableVsrState | null): void {
+  if (superblock === null || superblock.logView !== c.logView) return;
+  c.sb.logHead = superblock.logHead;
+  if (superblock.logHead <= c.op) return;
+  c.mark(Mark.RestoreLogHead, `${c.op} -> ${superblock.logHead}`);
+  c.op = superblock.logHead;
 }
 
 /**

@@ -146,6 +146,7 @@ function startView(c: Core): void {
   c.status = 'normal';
   c.ceded = false;
   c.op = parked.opHead;
+  c.sb.logHead = parked.opHead;
   forgetLostTail(c);
   capRecoveryBarrier(c);
   if (c.journalIncomplete) {
@@ -263,8 +264,12 @@ function adopt(c: Core, view: View, op: Op, commit: Op, headers: readonly DvcEnt
   for (const e of headers) if (e.timestamp > c.lastTimestamp) c.lastTimestamp = e.timestamp;
   reconcile(c, op, commit, new Map(headers.map((e) => [e.op, e.checksum])));
   c.op = op;
+  // Persisted with the log view (the superblock write gates every send in it): after a restart
+  // this log still ends at op where the journal may not (restore.ts), or a DoViewChange would
+  // claim this log view with the journal's shorter head and a merge drop ops committed in an
+  // older view (seed 20 of 3).
+  c.sb.logHead = op;
   forgetLostTail(c);
-  recordUnheldTail(c);
   capRecoveryBarrier(c);
   const head = c.journal.get(op);
   c.lastPrepareChecksum = headers[0]?.op === op ? headers[0].checksum : (head?.checksum ?? c.lastPrepareChecksum);
@@ -282,23 +287,6 @@ function adopt(c: Core, view: View, op: Op, commit: Op, headers: readonly DvcEnt
  */
 function forgetLostTail(c: Core): void {
   forgetFaultyAbove(c, c.op);
-}
-
-/**
- * The adopted log may end above what this replica holds. Its log view then vouches for ops it
- * lacks: after a restart its sequencer is its journal head, and a DoViewChange claiming that
- * log view with the shorter head let a merge drop an op committed in an older view (seed 20 of 3:
- * a backup adopted a StartView with op 52, crashed before it fetched 52, and led view 2 with a
- * log ending at 51 and the older-log-view copy of 52 ignored). The missing tail is recorded
- * durably as faulty (before the superblock holds the new log view: effects run in order), so
- * a restarted replica reports its log as ending at the adopted head, without nacks there.
- */
-function recordUnheldTail(c: Core): void {
-  const from = Math.max(c.journal.head, c.commitMin) + 1;
-  if (from > c.op) return;
-  for (let op = from; op <= c.op; op++) c.journal.faulty.add(op);
-  c.mark(Mark.AdoptedUnheldTail, `ops ${from}..${c.op}`);
-  c.effects.push({ kind: 'journal_truncate', fromOp: from, faultyThrough: c.op });
 }
 
 /**

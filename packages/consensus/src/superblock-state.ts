@@ -12,8 +12,10 @@ export interface SuperblockState {
   /** The checkpoint pairing to record with the next write. */
   checkpointOp: Op;
   checkpointChecksum: bigint;
+  /** The head of the current log view's log as installed (persisted with it: DurableVsrState.logHead). */
+  logHead: Op;
 }
 
 export function newSuperblockState(): SuperblockState {
-  return { durable: null, inflight: null, failures: 0, retryCountdown: 0, checkpointOp: 0, checkpointChecksum: 0n };
+  return { durable: null, inflight: null, failures: 0, retryCountdown: 0, checkpointOp: 0, checkpointChecksum: 0n, logHead: 0 };
 }

@@ -19,13 +19,14 @@ function wanted(c: Core): DurableVsrState {
     commitMax: c.commitMax,
     checkpointOp: c.sb.checkpointOp,
     checkpointChecksum: c.sb.checkpointChecksum,
+    logHead: c.sb.logHead,
   };
 }
 
 function durableCovers(c: Core): boolean {
   const d = c.sb.durable;
   if (d === null) return false;
-  return d.view === c.view && d.logView === c.logView && d.checkpointOp === c.sb.checkpointOp && d.checkpointChecksum === c.sb.checkpointChecksum;
+  return d.view === c.view && d.logView === c.logView && d.logHead === c.sb.logHead && d.checkpointOp === c.sb.checkpointOp && d.checkpointChecksum === c.sb.checkpointChecksum;
 }
 
 /** Emits a superblock write when one is needed and allowed. Called at the end of every entry point. */

@@ -133,7 +133,7 @@ const MERGE_MARKS: Readonly<Record<MergePath, Mark>> = {
 export function tryMerge(c: Core): void {
   if (c.vc.decided || c.vc.dvcs.size < c.quorums.viewChange) return;
   const sources = [...c.vc.dvcs.values()];
-  const result = merge(sources, c.n, c.quorums);
+  const result = merge(sources, c.n, c.quorums, { replica: c.self, commitMin: c.commitMin });
   if (result.kind !== 'ready') {
     if (result.kind === 'awaiting_repair') c.mark(Mark.MergeAwaitingRepair, `op ${result.op}`);
     if (result.kind === 'deadlocked') c.mark(Mark.MergeDeadlocked, `op ${result.op}`);

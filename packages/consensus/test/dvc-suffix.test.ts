@@ -9,6 +9,7 @@ import { Prng } from '@shoal/stdx';
 import { decodeSuffix } from '@shoal/protocol';
 import { Replica, metadataPlane } from '../src/index.js';
 import { buildOwnDvc, buildSuffix } from '../src/dvc-suffix.js';
+import { entryHeader } from '../src/journal.js';
 import { KvStateMachine } from './support/state-machines.js';
 
 function soloWithOps(count: number): Replica {
@@ -69,5 +70,22 @@ describe('DoViewChange suffix (§5.3)', () => {
     const again = buildSuffix(c).entries;
     expect(again[1]?.nack === true).toBe(false);
     expect(again[0]?.nack === true).toBe(true);
+  });
+
+  it('a header known from the log (not journaled here) is sent with a nack bit above the commit point, unless faulty', () => {
+    const r = soloWithOps(5);
+    const c = coreOf(r);
+    const held = c.journal.get(5);
+    expect(held).toBeDefined();
+    const header = entryHeader(held as NonNullable<typeof held>).slice();
+    c.journal.truncateFrom(4);
+    c.commitMax = 2;
+    c.commitMin = 2;
+    // A StartView told it op 5's header; it never received the prepare, so it never acked it.
+    c.canon.set(5, { checksum: (held as NonNullable<typeof held>).checksum, parent: (held as NonNullable<typeof held>).parent, header });
+    const entries = buildSuffix(c).entries;
+    expect([entries[0]?.header !== null, entries[0]?.nack === true, entries[0]?.present === true]).toEqual([true, true, false]);
+    c.journal.faulty.add(5); // lost: it may have acked it
+    expect(buildSuffix(c).entries[0]?.nack === true).toBe(false);
   });
 });

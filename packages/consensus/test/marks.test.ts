@@ -20,7 +20,7 @@ describe('coverage marks', () => {
 
   it('a path that runs is counted in marks() and emitted as a `mark` event', () => {
     const restore: RestoreRecord = {
-      priorState: true, superblock: { view: 1, logView: 1, commitMax: 0, checkpointOp: 0, checkpointChecksum: 0n },
+      priorState: true, superblock: { view: 1, logView: 1, commitMax: 0, checkpointOp: 0, checkpointChecksum: 0n, logHead: 0 },
       checkpointOp: 0, checkpointChecksum: 0n, journal: [], faultyOps: [], lostThrough: 0, journalLost: true, clientTable: null, commit: 0,
     };
     const r = new Replica({

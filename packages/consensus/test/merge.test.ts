@@ -217,4 +217,20 @@ describe('merge (§5.5)', () => {
     const r = merge([restartedBackup(1, false), restartedBackup(2, false), dvc(0, 0, 6, 3, chainA(6, 3))], 3, q3);
     expect(r).toEqual({ kind: 'deadlocked', op: 5 });
   });
+
+  // Seed 182 of 3 (metadata): replica 2 adopted view 1's log (op 7, committed through 7) without
+  // ever receiving 3..7 and nacks them; replica 0, still in log view 0, applied 1..7 and holds 8.
+  // Replica 1 is down for good. The commit point 7 has no canonical header (replica 2's blank):
+  // the merge waited for a copy forever. Merged by replica 0, its own applied entry is the
+  // committed op; merged by replica 2 it still waits.
+  it('at the commit point, the merging replica\'s own applied entry stands in for a missing canonical header', () => {
+    const r2 = dvc(2, 1, 7, 1, [blank(7, true), blank(6, true), blank(5, true), blank(4, true), blank(3, true), h(2), h(1)]);
+    const r0 = dvc(0, 0, 8, 7, [h(8, 1, 1, { commit: 7 }), h(7)]);
+    expect(merge([r0, r2], 3, q3)).toEqual({ kind: 'awaiting_repair', op: 7 });
+    expect(merge([r0, r2], 3, q3, { replica: 2, commitMin: 2 })).toEqual({ kind: 'awaiting_repair', op: 7 });
+    expect(merge([r0, r2], 3, q3, { replica: 0, commitMin: 6 })).toEqual({ kind: 'awaiting_repair', op: 7 }); // not applied yet
+    const r = merge([r0, r2], 3, q3, { replica: 0, commitMin: 7 });
+    expect(r).toMatchObject({ kind: 'ready', opHead: 7, commitMax: 7 });
+    expect(r.kind === 'ready' && r.headers.map((x) => x.checksum)).toEqual([sum(7, 1)]);
+  });
 });

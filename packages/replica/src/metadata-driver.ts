@@ -258,6 +258,7 @@ export class MetadataDriver extends GroupDriver {
       checkpointOp: BigInt(state.checkpointOp),
       checkpointChecksum: state.checkpointChecksum,
       offsetFrontier: 0n,
+      logHead: BigInt(state.logHead),
     });
     if (!written.ok) this.hooks.event?.('superblock_write_failed', written.error.message);
     return written.ok;
@@ -430,6 +431,7 @@ function restoreRecordOf(r: MetadataRestore, stateOptions: MetadataStateOptions,
     commitMax: Number(sb.commitMax),
     checkpointOp: Number(sb.checkpointOp),
     checkpointChecksum: sb.checkpointChecksum,
+    logHead: Number(sb.logHead),
   };
   const record: RestoreRecord = {
     priorState: rejoin || r.headOp > 0 || r.snapshot !== null || r.superblock !== null,

@@ -226,8 +226,8 @@ export class PartitionDriver extends GroupDriver {
     // on every replica; that view is written down before the core may speak in it.
     const initialView = priorState ? 0 : preferredPrimary(options.group, config.replicaCount);
     const durable: DurableVsrState | null = sb === null
-      ? (initialView === 0 ? null : { view: initialView, logView: initialView, commitMax: 0, checkpointOp: 0, checkpointChecksum: 0n })
-      : { view: sb.view, logView: sb.logView, commitMax: Number(sb.commitMax), checkpointOp: 0, checkpointChecksum: 0n };
+      ? (initialView === 0 ? null : { view: initialView, logView: initialView, commitMax: 0, checkpointOp: 0, checkpointChecksum: 0n, logHead: 0 })
+      : { view: sb.view, logView: sb.logView, commitMax: Number(sb.commitMax), checkpointOp: 0, checkpointChecksum: 0n, logHead: Number(sb.logHead) };
     if (sb === null && durable !== null) rewrite = true;
     const live: { on: boolean } = { on: false };
     const adapter = new PartitionAdapter(state, options.group, frontier.op, {
@@ -517,7 +517,7 @@ export class PartitionDriver extends GroupDriver {
   #writeFrontier(frontier: Frontier): boolean {
     const d = this.#durable;
     const ok = this.#writeRecord({
-      view: d?.view ?? 0, logView: d?.logView ?? 0, commitMax: d?.commitMax ?? 0, checkpointOp: 0, checkpointChecksum: 0n,
+      view: d?.view ?? 0, logView: d?.logView ?? 0, commitMax: d?.commitMax ?? 0, checkpointOp: 0, checkpointChecksum: 0n, logHead: d?.logHead ?? 0,
     }, frontier);
     if (ok) this.#advanceFrontier(frontier);
     return ok;
@@ -554,6 +554,7 @@ export class PartitionDriver extends GroupDriver {
       checkpointOp: BigInt(frontier.op),
       checkpointChecksum: 0n,
       offsetFrontier: BigInt(frontier.offset),
+      logHead: BigInt(state.logHead),
     });
     if (!written.ok) this.hooks.event?.('superblock_write_failed', written.error.message);
     return written.ok;

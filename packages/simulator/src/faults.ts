@@ -83,6 +83,15 @@ interface Life {
    * as caught up before it had even reopened the group whose journal the power loss had cut).
    */
   lossyAtCommit: number;
+  /**
+   * The most its metadata ever applied, over all its lives (taken at each crash). A replica
+   * restarted by a process kill may not have reopened its groups yet when a power loss hits it:
+   * their files on its disk are from the earlier life, so the lossy crash must wait for the
+   * metadata of THAT life (seed 313 of 3: killed at metadata op 6 hosting the group, power loss
+   * at op 5 with the group not yet reopened, counted caught up at op 5; a second replica's power
+   * loss then lost a committed op both had held only in their page cache).
+   */
+  metadataHigh: number;
   /** Paused until this tick; -1 when running. */
   pausedUntil: number;
 }
@@ -117,7 +126,7 @@ export class Faults {
   constructor(host: FaultHost, prng: Prng) {
     this.#host = host;
     this.#p = prng;
-    this.#lives = host.nodes.map(() => ({ downUntil: -1, lossy: false, recovering: null, lossyAtCommit: -1, pausedUntil: -1 }));
+    this.#lives = host.nodes.map(() => ({ downUntil: -1, lossy: false, recovering: null, lossyAtCommit: -1, metadataHigh: 0, pausedUntil: -1 }));
   }
 
   get lossBudget(): number {
@@ -399,8 +408,9 @@ export class Faults {
       if (busy.transfer) marks.hit('fault.crash_during_transfer');
     }
     const lossy = this.#lossy(node, kind);
-    // (the groups open at its crash reopen as its metadata applies again what it had applied)
-    if (lossy) life.lossyAtCommit = Math.max(life.lossyAtCommit, node.metadata?.replica.role.commitMin ?? 0);
+    // (the groups it ever hosted reopen as its metadata applies again what it had applied)
+    life.metadataHigh = Math.max(life.metadataHigh, node.metadata?.replica.role.commitMin ?? 0);
+    if (lossy) life.lossyAtCommit = Math.max(life.lossyAtCommit, life.metadataHigh);
     this.#resume(node.index);
     host.crashing(node, kind);
     host.trace.mix(7, node.index, kind === 'power' ? 1 : 0);

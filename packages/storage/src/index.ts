@@ -17,7 +17,7 @@ export {
 } from './durable-file.js';
 export { xxh3OfFileRange, xxh3OfParts, FILE_HASH_CHUNK } from './file-hash.js';
 export {
-  type VsrState, VSR_STATE_SIZE, VSR_STATE_LEGACY_SIZE, VSR_STATE_LAYOUT, encodeVsrState, decodeVsrState,
+  type VsrState, VSR_STATE_SIZE, VSR_STATE_NO_LOG_HEAD_SIZE, VSR_STATE_LEGACY_SIZE, VSR_STATE_LAYOUT, encodeVsrState, decodeVsrState,
 } from './vsr-state.js';
 export {
   SuperblockStore, type SuperblockSlot, type SlotClass, type SuperblockRead, type SuperblockIdentity,

@@ -9,7 +9,7 @@
  *    8     8  sequence (monotonic write counter)
  *   16     8  parent_checksum = 0 (unused)
  *   24     4  payload_len (<= 4096)
- *   28     n  payload (VsrState, 66 bytes; 58 legacy)
+ *   28     n  payload (VsrState, 74 bytes; 66 and 58 legacy)
  *   28+n   8  XXH3 over bytes 0 .. 28+n
  *
  * Writes alternate: the next write goes to the slot NOT holding the newest record, with

@@ -35,6 +35,7 @@ function state(overrides: Partial<VsrState> = {}): VsrState {
     checkpointOp: 0n,
     checkpointChecksum: 0n,
     offsetFrontier: 0n,
+    logHead: 0n,
     ...overrides,
   };
 }

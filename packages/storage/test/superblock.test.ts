@@ -7,7 +7,7 @@ import {
   SimulatedCrash,
   SnapshotFile,
   SuperblockStore,
-  VSR_STATE_LEGACY_SIZE,
+  VSR_STATE_LEGACY_SIZE, VSR_STATE_NO_LOG_HEAD_SIZE,
   checkSuperblockIdentity,
   classifySnapshot,
   classifySuperblockRecord,
@@ -29,6 +29,7 @@ const STATE: VsrState = {
   checkpointOp: 1000n,
   checkpointChecksum: 0xdeadbeefn,
   offsetFrontier: 55n,
+  logHead: 1240n,
 };
 
 function freshDisk(seed = 1): SimDisk {
@@ -38,19 +39,22 @@ function freshDisk(seed = 1): SimDisk {
 }
 
 describe('VsrState codec', () => {
-  it('round-trips 66 bytes at the documented offsets', () => {
+  it('round-trips 74 bytes at the documented offsets', () => {
     const bytes = encodeVsrState(STATE);
-    expect(bytes.length).toBe(66);
+    expect(bytes.length).toBe(74);
     expect(bytes[16]).toBe(1);
     expect(bytes[17]).toBe(3);
     expect(new DataView(bytes.buffer).getUint32(18, true)).toBe(7);
     expect(new DataView(bytes.buffer).getBigUint64(58, true)).toBe(55n);
+    expect(new DataView(bytes.buffer).getBigUint64(66, true)).toBe(1240n);
     expect(decodeVsrState(bytes)).toEqual({ ok: true, value: STATE });
   });
 
-  it('accepts the 58-byte legacy record with offset_frontier 0, refuses log_view > view', () => {
+  it('accepts the 66-byte record with log_head 0 and the 58-byte one with offset_frontier 0 too, refuses log_view > view', () => {
+    const noLogHead = encodeVsrState(STATE).slice(0, VSR_STATE_NO_LOG_HEAD_SIZE);
+    expect(decodeVsrState(noLogHead)).toEqual({ ok: true, value: { ...STATE, logHead: 0n } });
     const legacy = encodeVsrState(STATE).slice(0, VSR_STATE_LEGACY_SIZE);
-    expect(decodeVsrState(legacy)).toEqual({ ok: true, value: { ...STATE, offsetFrontier: 0n } });
+    expect(decodeVsrState(legacy)).toEqual({ ok: true, value: { ...STATE, offsetFrontier: 0n, logHead: 0n } });
     const bad = encodeVsrState(STATE);
     new DataView(bad.buffer).setUint32(22, 9, true);
     expect(decodeVsrState(bad).ok).toBe(false);
@@ -61,7 +65,7 @@ describe('VsrState codec', () => {
 describe('superblock record', () => {
   it('has the §9.2 layout and classifies every damage', () => {
     const record = encodeSuperblockRecord(5n, STATE);
-    expect(record.length).toBe(28 + 66 + 8);
+    expect(record.length).toBe(28 + 74 + 8);
     expect([...record.subarray(0, 4)]).toEqual([0x4b, 0x4c, 0x42, 0x53]);
     expect(classifySuperblockRecord(record)).toEqual({ kind: 'valid', sequence: 5n, state: STATE });
     expect(classifySuperblockRecord(null).kind).toBe('absent');
