@@ -23,7 +23,7 @@
  *          └ eviction from that node: its link unbound, its sent ops unknown (NoSession: a new client id)
  */
 import {
-  ErrorCode, EvictionReason, HEADER_SIZE, Operation, REPLY_HEADER, SHOAL_PROTOCOL_VERSION, classifyServerFrame, createConsumerGroupCommand,
+  COMMAND_OFFSET, ClientCommand, EVICTION_HEADER, ErrorCode, EvictionReason, HEADER_SIZE, Operation, REPLY_HEADER, SHOAL_PROTOCOL_VERSION, classifyServerFrame, createConsumerGroupCommand,
   createStreamCommand, createTopicCommand, createUserCommand, decodeLoginReply, encodeLoginRegisterRequest, encodeRequestFrame,
   isMetadataPlane, sendMessagesCommand,
 } from '@shoal/protocol';
@@ -173,13 +173,14 @@ export class SimClient {
   deliver(from: number, frame: Uint8Array): void {
     if (frame.length < HEADER_SIZE || from >= this.#links.length) return;
     const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
-    const command = frame[60];
-    if (command === 13) {
-      const client = view.getBigUint64(128, true) | (view.getBigUint64(136, true) << 64n);
-      if (client === this.#clientId) this.#onEviction(from, frame[255] as number);
+    const command = frame[COMMAND_OFFSET];
+    if (command === ClientCommand.Eviction) {
+      const at = EVICTION_HEADER.client.offset;
+      const client = view.getBigUint64(at, true) | (view.getBigUint64(at + 8, true) << 64n);
+      if (client === this.#clientId) this.#onEviction(from, frame[EVICTION_HEADER.reason.offset] as number);
       return;
     }
-    if (command !== 8) return;
+    if (command !== ClientCommand.Reply) return;
     const client = view.getBigUint64(REPLY_HEADER.client.offset, true) | (view.getBigUint64(REPLY_HEADER.client.offset + 8, true) << 64n);
     const request = view.getBigUint64(REPLY_HEADER.request.offset, true);
     const operation = frame[REPLY_HEADER.operation.offset];
@@ -208,7 +209,7 @@ export class SimClient {
       this.#finish(f, code, frame, null);
       return;
     }
-    const replica = frame[61] as number;
+    const replica = frame[REPLY_HEADER.replica.offset] as number;
     if (f.metadata) this.#primaryGuess = Number(view.getBigUint64(REPLY_HEADER.op.offset, true)) > 0 ? replica : this.#primaryGuess;
     this.#finish(f, 0, frame, outcome.payload);
   }
