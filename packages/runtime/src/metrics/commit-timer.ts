@@ -4,7 +4,7 @@
  * reply for it. Only replies of committed ops count (a reply header's `op` is the committed op;
  * a pre-commit answer such as 57 while the replica catches up carries op 0, an eviction is no
  * reply): prepare, replication to a quorum, durability and apply, plus any wait in the core's
- * request queue or the host's overflow queue.
+ * request queue.
  */
 import { performance } from 'node:perf_hooks';
 import { ClientCommand, COMMAND_OFFSET, FRAME_HEADER_SIZE, REPLY_HEADER } from '@shoal/protocol';
