@@ -90,6 +90,21 @@ function noValidHeader(dvcs: readonly DvcRecord[], op: Op): boolean {
 }
 
 /**
+ * The commit point needs no header in the new log: nobody holds one (every copy compacted or
+ * lost), or the merging replica applied it and the canonical op above anchors it (its parent is
+ * the commit point's checksum: a backup verifies its own copy against it, or takes a snapshot).
+ * The second case is a partition replica that compacted the op and rebooted (its superblock keeps
+ * no checksum of the frontier op) while the only other voter holds an older view's header there:
+ * waiting for a canonical copy deadlocked with the third replica down for good (seed 46 of 3).
+ */
+function commitPointHeaderless(dvcs: readonly DvcRecord[], canonical: readonly DvcRecord[], op: Op, self: MergeSelf | null): boolean {
+  if (noValidHeader(dvcs, op)) return true;
+  if (self === null || self.commitMin < op) return false;
+  const above = canonicalAt(canonical, op + 1);
+  return above !== null && above !== 'conflict';
+}
+
+/**
  * A sender that does not know where its log ends: its head entry is a blank without a nack bit
  * above its commit point (a replica voting blind with an incomplete journal, dvc-suffix.ts; or one
  * whose head op is faulty). Its log "ending below" an op is then no evidence against that op.
@@ -167,7 +182,7 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
       opHead = op - 1;
       break;
     }
-    if (op === commitMax && !conflict && (canon !== null || noValidHeader(dvcs, op))) {
+    if (op === commitMax && !conflict && (canon !== null || commitPointHeaderless(dvcs, canonical, op, self))) {
       // The commit point itself is already committed: the new log needs no copy of its body
       // (those behind fetch it, or a snapshot, from the new primary), and possibly not even its
       // header, when every copy was compacted or lost with a memory journal. Deviation: upstream
@@ -194,7 +209,9 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
   for (let op = opHead; op >= low; op--) {
     const found = canonicalAt(canonical, op);
     const header = found === null && op === commitMax ? appliedHere(dvcs, op, self) : found;
-    if (header === null && op === commitMax && op === low && noValidHeader(dvcs, op)) break;
+    // Without a header here, the op above (kept: the anchor) must be in the new log.
+    const anchored = headers.length > 0 && commitPointHeaderless(dvcs, canonical, op, self);
+    if (header === null && op === commitMax && op === low && (noValidHeader(dvcs, op) || anchored)) break;
     if (header === null || header === 'conflict') return { kind: 'deadlocked', op: opHead };
     const above = headers[headers.length - 1];
     if (above !== undefined && above.parent !== header.checksum) return { kind: 'deadlocked', op: opHead };
