@@ -365,7 +365,11 @@ export class PartitionJournal {
         records: r.records,
         tornTail: r.tornTail,
       };
-      const reserved = Math.max(r.reservation, head) + full.reserveOps;
+      // Nothing above the head is reserved until an append needs it (its RESERVE is fdatasynced
+      // first): a boot reserving 1024 ops ahead made a group that never prepared anything report
+      // ops 1..1024 as a possibly-acked lost tail after its next power loss, and with another
+      // replica down for good no view could ever finish (seed 41 of 3).
+      const reserved = Math.max(r.reservation, head);
       const seq = (files[files.length - 1]?.seq ?? 0) + 1;
       const journal = PartitionJournal.#start(disk, dir, full, seq, reserved, faulty, recovery.entries, bootId);
       for (const file of files) disk.unlink(file.path);
