@@ -233,4 +233,24 @@ describe('merge (§5.5)', () => {
     expect(r).toMatchObject({ kind: 'ready', opHead: 7, commitMax: 7 });
     expect(r.kind === 'ready' && r.headers.map((x) => x.checksum)).toEqual([sum(7, 1)]);
   });
+  // Seed 46 of 3 (partition): replica 2 installed log view 2, applied through op 6 (the commit
+  // point), compacted it and rebooted (its partition superblock keeps no checksum of op 6: a
+  // blank), and holds op 7. Replica 1, still in log view 1, holds an older view's op 6. Replica 0
+  // is down for good. Merged by replica 2, op 7's parent anchors the commit point: no header needed.
+  it('at the commit point the merging replica applied, the canonical op above anchors it', () => {
+    const r2 = dvc(2, 2, 7, 6, [h(7, 1, 1, { commit: 6 }), blank(6, false)]);
+    const b: DvcEntry[] = [];
+    for (let x = 6; x >= 1; x--) b.push(h(x, 2, 2));
+    const r1 = dvc(1, 1, 6, 0, b);
+    expect(merge([r2, r1], 3, q3)).toEqual({ kind: 'awaiting_repair', op: 6 });
+    expect(merge([r2, r1], 3, q3, { replica: 1, commitMin: 0 })).toEqual({ kind: 'awaiting_repair', op: 6 });
+    expect(merge([r2, r1], 3, q3, { replica: 2, commitMin: 5 })).toEqual({ kind: 'awaiting_repair', op: 6 }); // not applied yet
+    const r = merge([r2, r1], 3, q3, { replica: 2, commitMin: 6 });
+    expect(r).toMatchObject({ kind: 'ready', opHead: 7, commitMax: 6 });
+    expect(r.kind === 'ready' && r.headers.map((x) => x.checksum)).toEqual([sum(7, 1)]);
+    expect(r.kind === 'ready' && r.paths).toContain('commit_point_without_copy');
+    // No op above to anchor it (replica 2's head is the commit point): it still waits.
+    const head = dvc(2, 2, 6, 6, [blank(6, false)]);
+    expect(merge([head, r1], 3, q3, { replica: 2, commitMin: 6 })).toEqual({ kind: 'awaiting_repair', op: 6 });
+  });
 });
