@@ -4,7 +4,7 @@
  * later boots until its core has caught up (`Replica.journalIncomplete` cleared). Without it the
  * first lost boot writes a new, empty journal file, and a crash before catching up made the next
  * boot look whole: that replica then voted with an empty log, and its nacks truncated an op the
- * cluster had committed (seed 46 of 3, docs/storage-recovery.md).
+ * cluster had committed (seed 46 of 3, docs/storage-partition-journal.md).
  */
 import {
   type Disk, joinPath, PARTITION_JOURNAL_DIR, PARTITION_JOURNAL_SUFFIX, writeFileAtomic,
