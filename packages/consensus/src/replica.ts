@@ -274,6 +274,11 @@ export class Replica {
     };
   }
 
+  /** The replica lost journal entries it may have acked and has not caught up yet (hosts keep this durable). */
+  get journalIncomplete(): boolean {
+    return this.#c.journalIncomplete;
+  }
+
   get stopped(): string | null {
     return this.#c.stopped;
   }

@@ -37,6 +37,7 @@ import {
   dirname, joinPath, removeTreeDurable, writePurgeRecord,
 } from '@shoal/storage';
 import { GroupDriver } from './group-driver.js';
+import { hasJournalLostMarker, journalFilesAbsent, removeJournalLostMarker, writeJournalLostMarker } from './journal-lost-marker.js';
 import { syncFile } from './metadata-driver.js';
 import { PartitionAdapter, type StorageWork } from './partition-adapter.js';
 import type { DriverOptions, OpenResult } from './ports.js';
@@ -131,6 +132,8 @@ export class PartitionDriver extends GroupDriver {
   readonly #offers = new Map<string, StateOffer>();
   readonly #staging: TransferStaging<PartitionInstaller>;
   readonly #journal: PartitionJournal;
+  /** The journal-lost marker is on disk: removed once the core's journal is complete again. */
+  #lostMarked = false;
 
   private constructor(
     options: PartitionDriverOptions, config: ConsensusConfig, replica: Replica, adapter: PartitionAdapter,
@@ -184,6 +187,17 @@ export class PartitionDriver extends GroupDriver {
     const priorState = options.rejoin === true || sb !== null || storage.log.nextOffset > 0;
     let frontier: Frontier = sb === null ? { op: 0, offset: 0 } : { op: Number(sb.checkpointOp), offset: Number(sb.offsetFrontier) };
     let rewrite = false;
+    // A lost journal stays lost until the core caught up (journal-lost-marker.ts): marked before
+    // the journal file that replaces it exists.
+    let lostMarked = hasJournalLostMarker(options.disk, options.dir);
+    if (priorState && !lostMarked && (options.rejoin === true || journalFilesAbsent(options.disk, options.dir))) {
+      try {
+        writeJournalLostMarker(options.disk, options.dir);
+      } catch (error) {
+        return { ok: false, reason: 'partition_io', detail: `journal-lost marker: ${(error as Error).message}` };
+      }
+      lostMarked = true;
+    }
     // The journal holds every op above the durable frontier: recover it first (ops > F).
     const journalOpened = PartitionJournal.open(options.disk, options.dir, {
       enforceFsync: storageOptions.enforceFsync, frameBytesMax: config.messageSizeMax,
@@ -241,12 +255,13 @@ export class PartitionDriver extends GroupDriver {
       lostThrough: recovery.lostThrough,
       // With prior state and no journal at all (a --fresh rejoin, a wiped partition): nothing
       // bounds what this replica acknowledged.
-      journalLost: priorState && (options.rejoin === true || recovery.absent),
+      journalLost: priorState && (options.rejoin === true || recovery.absent || lostMarked),
       clientTable: null, commit: frontier.op,
     };
     const replica = new Replica({ config, plane: partitionPlane(options.group), stateMachine: adapter, time: options.time, prng: options.prng, restore: record });
     live.on = true;
     const driver = new PartitionDriver(options, config, replica, adapter, storage, storageOptions, frontier, durable, journal);
+    driver.#lostMarked = lostMarked;
     if (rewrite && !driver.#writeFrontier(frontier)) return { ok: false, reason: 'partition_io', detail: 'frontier superblock write failed' };
     driver.drain();
     return { ok: true, driver };
@@ -388,6 +403,7 @@ export class PartitionDriver extends GroupDriver {
 
   /** Committed batches (one gathered write per run) and offset files, before any effect. */
   protected override beforeEffects(): void {
+    if (this.#lostMarked && !this.replica.journalIncomplete) this.#clearLostMarker();
     if (!this.#adapter.hasWork) return;
     const work = this.#adapter.takeStorageWork();
     let run: Uint8Array[] = [];
@@ -418,6 +434,16 @@ export class PartitionDriver extends GroupDriver {
       `partition log end ${this.#storage.log.nextOffset} != state next offset ${this.#adapter.state.nextOffset}`,
     );
     if (synced) this.#syncAndRecordFrontier();
+  }
+
+  /** A failed unlink keeps the marker (the next boot abstains needlessly, never unsafely) and retries. */
+  #clearLostMarker(): void {
+    try {
+      removeJournalLostMarker(this.#options.disk, this.dir);
+      this.#lostMarked = false;
+    } catch (error) {
+      this.hooks.event?.('journal_lost_marker_kept', (error as Error).message);
+    }
   }
 
   /** The journal's group fdatasync (enforce_fsync: appends complete after it). */

@@ -6,6 +6,7 @@ export { Simulation, type SimulationResult, type SimulationHooks } from './simul
 export { type SimulationOptions, type Profile, optionsForSeed, profileForSeed, calmOptions, faultTolerance } from './options.js';
 export { Network, CLEAN_NETWORK, PEER_QUEUE_CAPACITY, type NetworkFaults, type Packet, type NetworkStats } from './network.js';
 export { SimNode, type NodeEnv } from './node.js';
+export { NodeGateway, type NodeGatewayPorts } from './node-gateway.js';
 export { SimClient, type AckRecord, type ClientEnv } from './client.js';
 export { Checker, SafetyViolation, summarise } from './checker.js';
 export { ShadowModel, type Prediction } from './shadow.js';

@@ -1,22 +1,19 @@
 /**
  * One simulated Shoal node: the PRODUCTION drivers (a MetadataDriver with its MetadataHost, and a
- * PartitionDriver per partition the committed metadata names) on this node's own SimDisk, plus a
- * minimal client gateway standing in for the runtime's shard workers (decode a request frame,
- * login, route by plane, echo replies). Crash = every in-memory object is dropped and the disk
- * loses what was not durable; restart = the drivers boot from the disk.
+ * PartitionDriver per partition the committed metadata names) on this node's own SimDisk, and the
+ * PRODUCTION client gateway in front of them (node-gateway.ts: one simulated connection per
+ * client; request checks, login, session fencing, evictions, routing and reply shaping are the
+ * runtime's). Crash = every in-memory object is dropped and the disk loses what was not durable;
+ * restart = the drivers boot from the disk.
  */
-import { type ClientRequest, type ClientToken, type Completion, METADATA_GROUP_ID } from '@shoal/consensus';
+import { type ClientToken, type Completion, METADATA_GROUP_ID } from '@shoal/consensus';
+import { LAYOUT_BY_COMMAND, Operation } from '@shoal/protocol';
 import {
-  ErrorCode, EvictionReason, LAYOUT_BY_COMMAND, Operation, SHOAL_PROTOCOL_VERSION, decodeLoginRegisterRequest, decodeRequestFrame,
-  encodeLoginReply, encodeResultSuccess, isMetadataPlane,
-} from '@shoal/protocol';
-import {
-  type AppliedOp, INTERNAL_TOKEN, type InstalledSnapshot, MetadataDriver, MetadataHost, PartitionDriver, type SessionResult,
-  buildEvictionFrame, buildReply, buildStatusReply, echoReply, wipePartition,
+  type AppliedOp, type InstalledSnapshot, MetadataDriver, MetadataHost, PartitionDriver, type SessionResult, wipePartition,
 } from '@shoal/replica';
-import { admitOffsetWrite, admitSendMessages } from '@shoal/state';
 import type { Prng } from '@shoal/stdx';
 import { DataDirLayout, type SimDisk } from '@shoal/storage';
+import { NodeGateway, fakeHash } from './node-gateway.js';
 
 /** What a node needs from the simulation around it. */
 export interface NodeEnv {
@@ -40,31 +37,13 @@ export interface NodeEnv {
   completionDelay(node: number, completion: Completion): number;
 }
 
-interface TokenInfo {
-  readonly endpoint: number;
-  readonly client: bigint;
-  readonly request: bigint;
-  readonly operation: number;
-  readonly timestamp: bigint;
-  readonly login: boolean;
-  /** Login: the user the credentials verified as. */
-  userId: number;
-}
-
 interface PartitionEntry {
   readonly driver: PartitionDriver;
   readonly createdRevision: bigint;
 }
 
 const ROOT = '/data';
-const TOKENS_MAX = 4096;
 const EPOCH_MICROS = 1_700_000_000_000_000n;
-const NO_HASH = (): number => 0;
-
-/** Deterministic stand-ins for the runtime's piscina pool (synchronous: the run stays deterministic). */
-function fakeHash(password: string): string {
-  return `sim$${password}`;
-}
 
 export class SimNode {
   readonly index: number;
@@ -76,8 +55,8 @@ export class SimNode {
   metadata: MetadataDriver | null = null;
   host: MetadataHost | null = null;
   readonly partitions = new Map<bigint, PartitionEntry>();
-  #tokens = new Map<number, TokenInfo>();
-  #nextToken = 1;
+  /** The client plane (null while down). */
+  gateway: NodeGateway | null = null;
   #revision = -1n;
   /** Boots so far (0 = never booted). */
   boots = 0;
@@ -132,6 +111,13 @@ export class SimNode {
       now: time.realtimeMicros,
       patCleanerIntervalTicks: 1000,
     });
+    this.gateway = new NodeGateway({
+      index: this.index, cluster: env.cluster, metadata: opened.driver, host: this.host,
+      partition: (group) => this.partitions.get(group)?.driver ?? null,
+      send: (endpoint, frame) => env.send(this.index, endpoint, frame),
+      now: () => env.now(),
+      realtimeMicros: time.realtimeMicros,
+    });
     this.#up = true;
     this.#revision = -1n;
     this.#reconcilePartitions();
@@ -145,7 +131,7 @@ export class SimNode {
     this.metadata = null;
     this.host = null;
     this.partitions.clear();
-    this.#tokens = new Map();
+    this.gateway = null;
     this.disk.crash();
   }
 
@@ -156,14 +142,14 @@ export class SimNode {
     this.metadata = null;
     this.host = null;
     this.partitions.clear();
-    this.#tokens = new Map();
+    this.gateway = null;
   }
 
   /** A frame from the network (replica plane or a client). */
   deliver(from: number, frame: Uint8Array): void {
     if (!this.#up || this.metadata === null) return;
     if (from < this.#env.replicaCount) this.#onReplicaFrame(frame);
-    else this.#onClientFrame(from, frame);
+    else this.gateway?.deliver(from, frame);
   }
 
   tick(): void {
@@ -173,6 +159,7 @@ export class SimNode {
     if (this.refused.size > 0 && this.metadata.ticks % 100 === 0) this.#revision = -1n; // retry now and then
     this.#reconcilePartitions();
     for (const entry of this.partitions.values()) entry.driver.tick();
+    this.gateway?.tick();
     this.flush();
   }
 
@@ -188,7 +175,7 @@ export class SimNode {
   #transport() {
     return {
       sendToReplica: (replica: number, frame: Uint8Array): void => this.#env.send(this.index, replica, frame),
-      sendToClient: (client: bigint, token: ClientToken | null, frame: Uint8Array): void => this.#toClient(client, token, frame),
+      sendToClient: (client: bigint, token: ClientToken | null, frame: Uint8Array): void => this.gateway?.toClient(client, token, frame),
     };
   }
 
@@ -220,7 +207,7 @@ export class SimNode {
       event: (name: string, detail: string): void => env.event(this.index, group, name, detail),
       applied: (op: AppliedOp): void => env.applied(this.index, op),
       installed: (snapshot: InstalledSnapshot): void => env.installed(this.index, { ...snapshot, group: key }),
-      sessionResult: (result: SessionResult): void => this.#onSessionResult(result),
+      sessionResult: (result: SessionResult): void => this.gateway?.sessionResult(result),
       completed: (completion: Completion): void => env.trace(2, completion.kind.length, 'op' in completion ? completion.op : 0),
     };
   }
@@ -296,141 +283,5 @@ export class SimNode {
     const group = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getBigUint64(spec.offset, true);
     if (group === METADATA_GROUP_ID) metadata.onMessage(frame);
     else this.partitions.get(group)?.driver.onMessage(frame);
-  }
-
-  // ---- the client gateway (the runtime's job in production) ---------------------------------
-
-  #token(info: TokenInfo): number {
-    const token = this.#nextToken++;
-    this.#tokens.set(token, info);
-    if (this.#tokens.size > TOKENS_MAX) {
-      const oldest = this.#tokens.keys().next().value;
-      if (oldest !== undefined) this.#tokens.delete(oldest);
-    }
-    return token;
-  }
-
-  #toClient(client: bigint, token: ClientToken | null, frame: Uint8Array): void {
-    if (token === null || token === INTERNAL_TOKEN) return;
-    const info = this.#tokens.get(token);
-    if (info === undefined || info.client !== client) return;
-    this.#tokens.delete(token);
-    this.#env.send(this.index, info.endpoint, echoReply(frame, info));
-  }
-
-  #context(info: TokenInfo) {
-    const m = this.metadata as MetadataDriver;
-    return {
-      cluster: this.#env.cluster, view: m.status.view, replica: this.index, client: info.client, request: info.request,
-      operation: info.operation, timestamp: info.timestamp,
-    };
-  }
-
-  #answer(token: number, code: number): void {
-    const info = this.#tokens.get(token);
-    if (info === undefined) return;
-    this.#toClient(info.client, token, buildStatusReply(this.#context(info), code));
-  }
-
-  #evict(token: number, reason: number): void {
-    const info = this.#tokens.get(token);
-    if (info === undefined) return;
-    this.#toClient(info.client, token, buildEvictionFrame(this.#context(info), reason));
-  }
-
-  #onClientFrame(endpoint: number, frame: Uint8Array): void {
-    const decoded = decodeRequestFrame(frame);
-    if (!decoded.ok) return;
-    const h = decoded.value.header;
-    const body = decoded.value.body;
-    const metadata = this.metadata as MetadataDriver;
-    const host = this.host as MetadataHost;
-    const info: TokenInfo = {
-      endpoint, client: h.client, request: h.request, operation: h.operation, timestamp: h.timestamp, login: h.operation === Operation.Register, userId: 0,
-    };
-    if (h.client === 0n) return;
-    const token = this.#token(info);
-    if (h.operation === Operation.Register) {
-      const login = decodeLoginRegisterRequest(body);
-      if (!login.ok) {
-        this.#evict(token, EvictionReason.MalformedLogin);
-        return;
-      }
-      host.login({ client: h.client, token, credentials: { kind: 'password', username: login.value.username, password: login.value.password } }, (outcome) => {
-        if (outcome.kind === 'refused') this.#evict(token, outcome.eviction);
-        else info.userId = outcome.userId;
-      });
-      return;
-    }
-    if (h.operation === Operation.Logout) {
-      metadata.submitSession({ session: 'logout', client: h.client, userId: 0, epoch: h.session, request: h.request, token });
-      return;
-    }
-    const session = metadata.sessionUser(h.client);
-    const request: ClientRequest = {
-      client: h.client, request: h.request, session: h.session, requestChecksum: h.requestChecksum, operation: h.operation, body,
-      userId: session?.userId ?? 0, timestamp: h.timestamp, token,
-    };
-    if (isMetadataPlane(h.operation)) {
-      host.submitRequest(request);
-      return;
-    }
-    // Partition plane: the session must be known here (the metadata table is replicated).
-    if (session === null || session.epoch !== h.session) {
-      this.#answer(token, ErrorCode.TransientNotCommitted);
-      return;
-    }
-    if (h.operation === Operation.SendMessages) {
-      const admitted = admitSendMessages(metadata.state, body, session.userId, 0, NO_HASH);
-      if (admitted.kind === 'reject') this.#answer(token, admitted.status);
-      else if (admitted.kind === 'evict') this.#evict(token, EvictionReason.InvalidRequestBody);
-      else this.#toPartition(token, admitted.value.group, { ...request, body: admitted.value.batch });
-      return;
-    }
-    if (h.operation === Operation.StoreConsumerOffset || h.operation === Operation.DeleteConsumerOffset) {
-      const admitted = admitOffsetWrite(metadata.state, h.operation, body, { userId: session.userId, client: h.client, h32: NO_HASH });
-      if (admitted.kind === 'reject') this.#answer(token, admitted.status);
-      else if (admitted.kind === 'evict') this.#evict(token, EvictionReason.InvalidRequestBody);
-      else this.#toPartition(token, admitted.target.group, { ...request, body: admitted.body });
-      return;
-    }
-    this.#evict(token, EvictionReason.InvalidRequestOperation);
-  }
-
-  #toPartition(token: number, group: bigint, request: ClientRequest): void {
-    const entry = this.partitions.get(group);
-    if (entry === undefined) {
-      this.#answer(token, ErrorCode.TransientNotCommitted);
-      return;
-    }
-    entry.driver.onRequest(request);
-  }
-
-  #onSessionResult(result: SessionResult): void {
-    const info = this.#tokens.get(result.token);
-    if (info === undefined) return;
-    if (result.session === 'logout') {
-      if (result.outcome === 'ok') this.#toClient(info.client, result.token, buildReply(this.#context(info), new Uint8Array(0)));
-      else this.#answer(result.token, ErrorCode.TransientNotCommitted);
-      return;
-    }
-    switch (result.outcome) {
-      case 'ok': {
-        const body = encodeResultSuccess(encodeLoginReply({ userId: info.userId, session: result.epoch, serverProtocolVersion: SHOAL_PROTOCOL_VERSION, serverVersion: 'sim' }));
-        this.#toClient(info.client, result.token, buildReply({ ...this.#context(info), commit: result.epoch }, body));
-        return;
-      }
-      case 'client_id_owned_by_another_user':
-        this.#evict(result.token, EvictionReason.SessionError);
-        return;
-      case 'not_primary':
-      case 'not_caught_up':
-      case 'pipeline_full':
-      case 'primary_unreachable':
-        this.#answer(result.token, ErrorCode.TransientNotAccepted);
-        return;
-      default:
-        this.#answer(result.token, ErrorCode.TransientNotCommitted);
-    }
   }
 }

@@ -159,6 +159,10 @@ export class Simulation {
     const clientEnv = {
       replicaCount: n,
       now: (): number => this.#tick,
+      incarnation: (node: number): number => {
+        const sim = this.nodes[node] as SimNode;
+        return sim.up ? sim.boots : 0;
+      },
       send: (from: number, to: number, frame: Uint8Array): void => this.network.send(from, to, frame, this.#tick),
       acked: (record: AckRecord): void => this.#onAck(hooks.forgeAck === undefined ? record : hooks.forgeAck(record)),
     };
@@ -219,7 +223,7 @@ export class Simulation {
         (this.nodes[p.to] as SimNode).deliver(p.from, p.frame);
       } else {
         if (timeline !== null && p.from < n) timeline.reply(this.#tick, p.from);
-        (this.clients[p.to - n] as SimClient).deliver(p.frame);
+        (this.clients[p.to - n] as SimClient).deliver(p.from, p.frame);
       }
     }
     for (const node of this.nodes) if (!this.faults.isPaused(node.index)) node.tick();

@@ -69,6 +69,29 @@ describe('PartitionJournal', () => {
     for (let op = 1; op <= 30; op++) expect(held.has(op) || faulty.has(op)).toBe(true);
   });
 
+  // Seed 41 of 3: a group that never prepared anything lost power twice; each boot had reserved
+  // 1024 ops ahead, so it reported ops 1..1024 as a possibly-acked lost tail and, with another
+  // replica down for good, no view change could finish.
+  it('a power loss of a journal nothing was appended to loses nothing; the first append reserves durably', () => {
+    const disk = new SimDisk({ seed: 30 });
+    open(disk);
+    disk.crash();
+    const second = open(disk);
+    expect(second.recovery.damage).toBe('power_loss');
+    expect(second.recovery.lostThrough).toBe(0);
+    expect(second.recovery.faultyOps).toEqual([]);
+    disk.crash();
+    const third = open(disk);
+    expect(third.recovery.lostThrough).toBe(0);
+    expect(third.recovery.faultyOps).toEqual([]);
+    const frame = makePrepares(1, 1)[0] as Uint8Array;
+    must(third.journal.append(frame));
+    expect(third.journal.reserved).toBeGreaterThanOrEqual(1);
+    disk.crash();
+    const fourth = open(disk);
+    expect(opsOf(fourth.recovery).includes(1) || fourth.recovery.faultyOps.includes(1)).toBe(true);
+  });
+
   it('the faulty marks of a lost tail survive the next boot (a crash before anything was repaired)', () => {
     const disk = new SimDisk({ seed: 4 });
     const { journal } = open(disk);
