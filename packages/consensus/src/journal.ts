@@ -82,7 +82,14 @@ export function entryFromFrame(frame: Uint8Array, durable: boolean, trusted: boo
 
 /** The 256 header bytes of an entry (a view; copy before handing out). */
 export function entryHeader(entry: JournalEntry): Uint8Array {
-  return entry.frame.subarray(0, HEADER_SIZE);
+  // A journaled frame is immutable: a changed command byte means someone wrote into its buffer
+  // (nemesis: "suffix header must have command 6" on real processes). Crash here, naming it.
+  const f = entry.frame;
+  assert(
+    f[OFFSET_COMMAND] === Command.Prepare,
+    `journal entry op ${entry.op} mutated: command ${f[OFFSET_COMMAND]}, frame ${f.length} bytes at ${f.byteOffset} of a ${f.buffer.byteLength}-byte ${f.buffer.constructor.name}`,
+  );
+  return f.subarray(0, HEADER_SIZE);
 }
 
 export function entryBody(entry: JournalEntry): Uint8Array {

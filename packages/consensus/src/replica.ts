@@ -10,7 +10,7 @@
  *   tick()                  one 10 ms tick
  *   onStorageDone(done)     a durable write or transfer step finished
  */
-import { type Prng } from '@shoal/stdx';
+import { plainBytes, type Prng } from '@shoal/stdx';
 import {
   Command, encodeClientTable, LAYOUT_BY_COMMAND, OFFSET_CLUSTER, OFFSET_COMMAND, OFFSET_REPLICA, validateHeader,
   type ValidateLimits,
@@ -155,7 +155,8 @@ export class Replica {
   onMessage(frame: Uint8Array): DropReason | null {
     const c = this.#c;
     if (c.stopped !== null) return Drop.Stopped;
-    const reason = this.#route(frame);
+    // Hosts hand in socket Buffers; the core's copies are `.slice()`s, which must copy.
+    const reason = this.#route(plainBytes(frame));
     this.#finish();
     return reason;
   }
@@ -163,7 +164,7 @@ export class Replica {
   onRequest(request: ClientRequest): RequestOutcome {
     const c = this.#c;
     if (c.stopped !== null) return 'dropped';
-    const outcome = onRequest(c, request);
+    const outcome = onRequest(c, { ...request, body: plainBytes(request.body) });
     this.#finish();
     return outcome;
   }

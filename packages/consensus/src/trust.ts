@@ -13,8 +13,9 @@
  * truncation and its ops are marked faulty (never nacked) until repaired.
  */
 import { assert } from '@shoal/stdx';
-import { HEADER_SIZE } from '@shoal/protocol';
+import { Command, HEADER_SIZE, OFFSET_COMMAND } from '@shoal/protocol';
 import type { CanonicalHeader, Core } from './core.js';
+import { entryHeader } from './journal.js';
 import { Mark } from './marks.js';
 import type { Op } from './types.js';
 
@@ -45,8 +46,10 @@ export function pruneCanon(c: Core): void {
 /** The 256 header bytes we know for `op` (journal first, then a canonical header), or null. */
 export function headerAt(c: Core, op: Op): Uint8Array | null {
   const entry = c.journal.get(op);
-  if (entry !== undefined) return entry.frame.subarray(0, HEADER_SIZE);
-  return c.canon.get(op)?.header ?? null;
+  if (entry !== undefined) return entryHeader(entry);
+  const header = c.canon.get(op)?.header ?? null;
+  assert(header === null || header[OFFSET_COMMAND] === Command.Prepare, `canonical header of op ${op} mutated: command ${header?.[OFFSET_COMMAND]}`);
+  return header;
 }
 
 /** The identity checksum we know for `op`, or 0. */

@@ -12,3 +12,13 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+/**
+ * The same bytes as a plain `Uint8Array` view (no copy). A Node `Buffer` is a Uint8Array whose
+ * `slice()` returns a view, not a copy: code that keeps `x.slice()` as its own copy (the
+ * consensus core's journal, suffix headers) would otherwise keep a view into a socket read chunk
+ * and mutate it (found by the nemesis: a journaled prepare's command byte rewritten to 19).
+ */
+export function plainBytes(bytes: Uint8Array): Uint8Array {
+  return Object.getPrototypeOf(bytes) === Uint8Array.prototype ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

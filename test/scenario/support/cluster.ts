@@ -207,7 +207,8 @@ export class Cluster {
   deliver(m: Message): void {
     const node = this.nodes[m.to] as Node;
     if (node.replica === null || node.fatal !== null) return;
-    const copy = m.frame.slice();
+    // A Buffer, as a socket hands it over (its slice() is a view, not a copy).
+    const copy = Buffer.from(m.frame);
     node.replica.onMessage(copy);
     copy.fill(0xee); // the core must have copied whatever it keeps
     this.process(node);
