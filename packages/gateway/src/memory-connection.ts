@@ -6,6 +6,7 @@
  * TCP clients. Frames it holds back wait in an unbounded queue: its pusher (a simulated client)
  * bounds itself.
  */
+import { concatBytes } from '@shoal/stdx';
 import { AckedFences } from './acked-fences.js';
 import type { BoundSession, GatewayConnection } from './connection.js';
 
@@ -67,15 +68,7 @@ export class MemoryConnection implements GatewayConnection {
 
   sendParts(parts: readonly Uint8Array[]): void {
     if (this.closed) return;
-    let length = 0;
-    for (const part of parts) length += part.length;
-    const frame = new Uint8Array(length);
-    let at = 0;
-    for (const part of parts) {
-      frame.set(part, at);
-      at += part.length;
-    }
-    this.#options.send(frame);
+    this.#options.send(concatBytes(parts));
   }
 
   close(reason: string): void {
