@@ -58,7 +58,7 @@ export function entryFromFrame(frame: Uint8Array, durable: boolean, trusted: boo
   let copy: Uint8Array;
   if (owned && frame.length === size && frame[OFFSET_COMMAND] === Command.Prepare) copy = frame;
   else {
-    copy = frame.slice(0, size);
+    copy = new Uint8Array(frame.subarray(0, size)); // a copy even of a Buffer (whose slice() is a view)
     copy[OFFSET_COMMAND] = Command.Prepare;
   }
   return {

@@ -164,7 +164,8 @@ export class Replica {
   onRequest(request: ClientRequest): RequestOutcome {
     const c = this.#c;
     if (c.stopped !== null) return 'dropped';
-    const outcome = onRequest(c, { ...request, body: plainBytes(request.body) });
+    const body = plainBytes(request.body);
+    const outcome = onRequest(c, body === request.body ? request : { ...request, body });
     this.#finish();
     return outcome;
   }
