@@ -85,10 +85,10 @@ export function entryHeader(entry: JournalEntry): Uint8Array {
   // A journaled frame is immutable: a changed command byte means someone wrote into its buffer
   // (nemesis: "suffix header must have command 6" on real processes). Crash here, naming it.
   const f = entry.frame;
-  assert(
-    f[OFFSET_COMMAND] === Command.Prepare,
-    `journal entry op ${entry.op} mutated: command ${f[OFFSET_COMMAND]}, frame ${f.length} bytes at ${f.byteOffset} of a ${f.buffer.byteLength}-byte ${f.buffer.constructor.name}`,
-  );
+  if (f[OFFSET_COMMAND] !== Command.Prepare) {
+    const where = `frame ${f.length} bytes at ${f.byteOffset} of a ${f.buffer.byteLength}-byte ${f.buffer.constructor.name}`;
+    assert(false, `journal entry op ${entry.op} mutated: command ${f[OFFSET_COMMAND]}, ${where}`);
+  }
   return f.subarray(0, HEADER_SIZE);
 }
 

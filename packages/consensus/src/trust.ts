@@ -48,7 +48,7 @@ export function headerAt(c: Core, op: Op): Uint8Array | null {
   const entry = c.journal.get(op);
   if (entry !== undefined) return entryHeader(entry);
   const header = c.canon.get(op)?.header ?? null;
-  assert(header === null || header[OFFSET_COMMAND] === Command.Prepare, `canonical header of op ${op} mutated: command ${header?.[OFFSET_COMMAND]}`);
+  if (header !== null && header[OFFSET_COMMAND] !== Command.Prepare) assert(false, `canonical header of op ${op} mutated: command ${header[OFFSET_COMMAND]}`);
   return header;
 }
 
