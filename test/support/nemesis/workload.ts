@@ -6,8 +6,9 @@
  *   lost: the outcome is unknown) is re-sent, same payloads, until it is acknowledged or the run
  *   stops; its `attempts` bound how many copies may be stored (at-least-once from re-sends only).
  *   The SDK re-sends no lost-connection or timed-out write (`retryUncertainWrites: false`), but it
- *   does retry an answer 57 (TransientNotCommitted: outcome unknown) on another node, in another
- *   session, so such a retry counts as an attempt too (`sdkResends`; see docs/nemesis.md).
+ *   does re-send after an answer 57 (TransientNotCommitted: outcome unknown): the session replays
+ *   the identical frame on the same connection, then the router retries on another node, in
+ *   another session. Each such re-send counts as an attempt (`sdkResends`; docs/nemesis.md).
  * - a metadata worker: creates uniquely named streams and deletes some of them again, recording
  *   which creates and deletes were acknowledged and which outcomes are unknown.
  *
@@ -113,6 +114,14 @@ export class Workload {
       current.attempts++;
       this.ledger.sdkResends++;
     });
+    // The session writes the identical frame again on the same connection after a 57 (outcome
+    // unknown; the partition plane keeps no client table, so a replay may store a second copy).
+    const offReplay = client.on('replay', (event) => {
+      if (event.type !== 'replay' || current === null) return;
+      current.sdkRetries.push(`replay after 57 at ${event.node}`);
+      current.attempts++;
+      this.ledger.sdkResends++;
+    });
     try {
       for (let b = 0; this.#running; b++) {
         const record: BatchRecord = {
@@ -140,6 +149,7 @@ export class Workload {
       }
     } finally {
       off();
+      offReplay();
       await client.destroy().catch(() => undefined);
     }
   }

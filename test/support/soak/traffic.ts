@@ -7,7 +7,8 @@
  * A batch whose send fails is re-sent with the same payloads until acknowledged (a duplicate is
  * then possible, at most one per re-send); `attempts` bounds the copies the check accepts.
  */
-import type { ShoalClient } from '@shoal/client';
+import { ShoalResponseError, type ShoalClient } from '@shoal/client';
+import { ErrorCode } from '@shoal/protocol';
 import { sleep } from '../nemesis/workload.js';
 
 export interface SoakBatch {
@@ -71,6 +72,16 @@ export class Traffic {
   async #produce(lane: number): Promise<void> {
     const o = this.#o;
     const client = o.client();
+    let current: SoakBatch | null = null;
+    // The SDK re-sends a write answered 57 (outcome unknown): its session replays the frame on the
+    // same connection, then its router retries elsewhere. Each re-send may store a copy.
+    const offReplay = client.on('replay', () => {
+      if (current !== null) current.attempts++;
+    });
+    const offRetry = client.on('retry', (event) => {
+      if (current !== null && event.type === 'retry' && event.error instanceof ShoalResponseError
+        && event.error.code === ErrorCode.TransientNotCommitted) current.attempts++;
+    });
     // Each lane paces itself: one batch every `period` ms keeps the offered load at `rate`.
     const periodMs = (1000 * o.batchSize * o.lanes) / o.rate;
     let due = Date.now();
@@ -78,6 +89,7 @@ export class Traffic {
       for (let b = 0; this.#running; b++) {
         const record: SoakBatch = { lane, batch: b, partition: (lane + b) % o.partitions, attempts: 0, base: null };
         this.batches.push(record);
+        current = record;
         const messages = Array.from({ length: o.batchSize }, (_, i) => ({ payload: payloadOf(lane, b, i, o.messageSize) }));
         while (this.#running && record.base === null) {
           record.attempts++;
@@ -94,6 +106,8 @@ export class Traffic {
         await sleep(Math.max(0, due - Date.now()));
       }
     } finally {
+      offReplay();
+      offRetry();
       await client.destroy().catch(() => undefined);
     }
   }
