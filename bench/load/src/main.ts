@@ -8,6 +8,8 @@ import { EXIT, exitCodeFor, runBench, summaryLine } from './bench.js';
 import { FAILOVER_DEFAULT_DURATION_S, runFailover } from './failover.js';
 import { type BenchOptions, USAGE, UsageError, commandLine, parseFlags } from './flags.js';
 import { machineFacts } from './machine.js';
+import { runNatsFailover } from './nats/failover.js';
+import { NatsLauncher } from './nats/launcher.js';
 import { describeWorkload } from './plan.js';
 import { createProgress } from './progress.js';
 import { renderHtml } from './report/html.js';
@@ -34,12 +36,29 @@ async function failoverReport(options: BenchOptions, argv: readonly string[], io
       ? `failover: no write was acknowledged by another node after the kill (killed node ${f.killedNode})`
       : `failover: first acknowledged write ${f.firstAckAfterKillMs.toFixed(0)} ms after SIGKILL of node ${f.killedNode}, by ${f.newPrimary ?? '?'}; ${f.resentRequests} request(s) re-sent`);
   }
+  const notes: string[] = [];
+  if (options.compare === 'nats') notes.push(await natsFailoverNote(workload, f?.firstAckAfterKillMs ?? null, io.log));
   const scenarios = [{ id: 'failover', title: `SIGKILL of the primary during a steady produce (${FAILOVER_DEFAULT_DURATION_S} s unless --duration)`, workload, sweep: null, runs: [run] }];
   return {
     schema: REPORT_SCHEMA, startedAt, finishedAt: new Date().toISOString(), command: commandLine(argv), argv: [...argv],
     machine: machineFacts(repoRoot()), plan: 'failover', systems: {}, copyBound: null, scenarios, sweeps: [], comparisons: [], scaling: null, targets: [],
-    exitCode: exitCodeFor(scenarios), notes: [],
+    exitCode: exitCodeFor(scenarios), notes,
   };
+}
+
+/** `--failover --compare nats`: NATS's failover in the same run, and the ratio (Shoal ÷ NATS, lower is better). */
+async function natsFailoverNote(workload: { readonly producers: number; readonly inFlight: number; readonly messageSize: number },
+  shoalMs: number | null, log: (line: string) => void): Promise<string> {
+  const nats = await runNatsFailover(new NatsLauncher(), {
+    producers: workload.producers, window: workload.inFlight, messageSize: workload.messageSize, killAtMs: 3000, afterKillMs: 30_000, log,
+  });
+  const natsMs = nats.firstAckAfterKillMs;
+  const line = natsMs === null
+    ? `failover: NATS JetStream R3: no publish acknowledged within 30 s of SIGKILL of its stream leader (node ${nats.killedNode})`
+    : `failover: NATS JetStream R3: first acknowledged publish ${natsMs.toFixed(0)} ms after SIGKILL of its stream leader (node ${nats.killedNode}; `
+      + `${nats.failedPublishes} publish(es) retried)${shoalMs === null ? '' : `; Shoal ÷ NATS = ${(shoalMs / natsMs).toFixed(2)}`}`;
+  log(line);
+  return line;
 }
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -73,6 +73,33 @@ export class NatsSystem implements BenchSystem {
   }
 }
 
+/**
+ * Creates a file-storage stream of `replicas` replicas and waits until its group has a leader
+ * and every replica is current. Right after the servers start, JetStream's meta group may not
+ * know every peer yet and refuses placement ("no suitable peers for placement"): that is retried.
+ */
+export async function addReplicatedStream(jsm: JetStreamManager, stream: string, subjects: string, replicas: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      await jsm.streams.add({ name: stream, subjects: [subjects], storage: StorageType.File, num_replicas: replicas });
+      break;
+    } catch (error) {
+      const transient = error instanceof Error && /no suitable peers|insufficient resources|timeout/i.test(error.message);
+      if (!transient || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  // The stream group must have a leader and caught-up peers before the clock starts.
+  for (;;) {
+    const info = await jsm.streams.info(stream);
+    const peers = info.cluster?.replicas ?? [];
+    if (info.cluster?.leader !== undefined && peers.length === replicas - 1 && peers.every((p) => p.current)) return;
+    if (Date.now() > deadline) throw new Error(`NATS stream ${stream}: no leader with current replicas within 20 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 function streamNames(run: RunSpec): { stream: string; subjectPrefix: string } {
   const token = run.id.replace(/[^A-Za-z0-9_-]/g, '_');
   return { stream: `BENCH_${token}`, subjectPrefix: `bench.${token}` };
@@ -102,32 +129,7 @@ class NatsTarget implements BenchTarget {
     this.#run = run;
     const { jsm } = await this.#system.admin();
     const { stream, subjectPrefix } = streamNames(run);
-    // Right after the servers start, JetStream's meta group may not know every peer yet and
-    // refuses placement ("no suitable peers for placement"): retry that for a while.
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      try {
-        await jsm.streams.add({
-          name: stream,
-          subjects: [`${subjectPrefix}.>`],
-          storage: StorageType.File,
-          num_replicas: run.workload.replicas,
-        });
-        break;
-      } catch (error) {
-        const transient = error instanceof Error && /no suitable peers|insufficient resources|timeout/i.test(error.message);
-        if (!transient || Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    }
-    // The stream group must have a leader and caught-up peers before the clock starts.
-    for (;;) {
-      const info = await jsm.streams.info(stream);
-      const peers = info.cluster?.replicas ?? [];
-      if (info.cluster?.leader !== undefined && peers.length === run.workload.replicas - 1 && peers.every((p) => p.current)) break;
-      if (Date.now() > deadline) throw new Error(`NATS stream ${stream}: no leader with current replicas within 20 s`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await addReplicatedStream(jsm, stream, `${subjectPrefix}.>`, run.workload.replicas);
   }
 
   async openProducer(index: number): Promise<ProducerChannel> {
