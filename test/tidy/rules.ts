@@ -67,7 +67,7 @@ export const EXCEPTIONS: Readonly<Record<string, string>> = {
 export const CONSENSUS_STATE_FILES: readonly string[] = [
   'types.ts', 'config.ts', 'effects.ts', 'drops.ts', 'marks.ts', 'quorums.ts', 'timers.ts', 'state-machine.ts',
   'journal.ts', 'pipeline.ts', 'request-queue.ts', 'client-table.ts', 'view-change-state.ts', 'state-transfer-state.ts',
-  'superblock-state.ts', 'repair-state.ts', 'forwarding-state.ts', 'core.ts',
+  'superblock-state.ts', 'repair-state.ts', 'forwarding-state.ts', 'hand-back-state.ts', 'core.ts',
 ];
 
 /** Entry points of @shoal/consensus that production code must never import. */

@@ -18,6 +18,7 @@ import { commitFrame, prepareFrame } from './frames.js';
 import { entryFromFrame } from './journal.js';
 import { forwardAlongChain, journalAppend } from './journal-write.js';
 import { takeGroup } from './group-commit.js';
+import { handBackDraining } from './hand-back-state.js';
 import type { GroupMember, QueuedRequest, RequestOutcome } from './pipeline.js';
 import { broadcastGated } from './send.js';
 import { checksumAt, setCanon } from './trust.js';
@@ -87,7 +88,8 @@ export function repairSelfAcks(c: Core): void {
 
 /** Parks the request when no prepare slot is free (or the primary is catching up), else proposes. */
 export function admit(c: Core, q: QueuedRequest): RequestOutcome {
-  if (c.pipeline.full || !c.isCaughtUpPrimary() || !journalHasRoom(c, c.op + 1) || c.pipeline.requests.length > 0) {
+  if (c.pipeline.full || !c.isCaughtUpPrimary() || !journalHasRoom(c, c.op + 1) || c.pipeline.requests.length > 0
+    || handBackDraining(c.handBack, c.view)) {
     // Parked: the caller may reuse the body's buffer once this call returns.
     if (c.pipeline.requests.push(q.body.length === 0 ? q : { ...q, body: q.body.slice() })) return 'queued';
     if (q.awaiter !== null) cancelAwaiter(c, q.awaiter, 'pipeline_full', q.client);
@@ -101,7 +103,8 @@ export function admit(c: Core, q: QueuedRequest): RequestOutcome {
  * slot takes a group of them where the state machine can join them (group-commit.ts).
  */
 export function promoteRequests(c: Core): void {
-  while (!c.pipeline.full && c.pipeline.requests.length > 0 && c.isCaughtUpPrimary() && journalHasRoom(c, c.op + 1)) {
+  while (!c.pipeline.full && c.pipeline.requests.length > 0 && c.isCaughtUpPrimary() && journalHasRoom(c, c.op + 1)
+    && !handBackDraining(c.handBack, c.view)) {
     const group = takeGroup(c);
     propose(c, group.request, group.members);
   }

@@ -12,6 +12,7 @@ import type { ConsensusConfig } from './config.js';
 import type { Drop } from './drops.js';
 import { EffectBuffer } from './effects.js';
 import { newForwardingState, type ForwardingState } from './forwarding-state.js';
+import { type AckProgress, type HandBack, newAckProgress } from './hand-back-state.js';
 import { Journal } from './journal.js';
 import type { Mark } from './marks.js';
 import { Pipeline } from './pipeline.js';
@@ -101,6 +102,10 @@ export class Core {
   probeAttempts = 0;
   /** New requests wait until commit_max reaches this op (boot with an uncommitted tail). */
   recoveryBarrier: Op = 0;
+  /** Primary: per replica, the view and highest op of the last PrepareOk counted (hand-back.ts). */
+  readonly acks: AckProgress[];
+  /** Primary: a leadership hand-back draining its pipeline (hand-back.ts), or null. */
+  handBack: HandBack | null = null;
 
   /** Trust anchors of the current log view (cleared when a new log is installed). */
   readonly canon = new Map<Op, CanonicalHeader>();
@@ -145,6 +150,7 @@ export class Core {
     this.sb = newSuperblockState();
     this.transfer = newTransferState();
     this.forwarding = newForwardingState(plane.incarnation, config.replica);
+    this.acks = newAckProgress(config.replicaCount);
   }
 
   primaryIndex(view: number = this.view): ReplicaIndex {

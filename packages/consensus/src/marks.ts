@@ -120,6 +120,12 @@ export const Mark = Object.freeze({
   ForwardDeadlineExtended: 'forward_deadline_extended',
   /** A forward got no answer in time. */
   ForwardTimedOut: 'forward_timed_out',
+
+  // --- Leadership hand-back (hand-back.ts).
+  /** The acting primary started handing the group to a caught-up replica the host named. */
+  HandBackStarted: 'hand_back_started',
+  /** A hand-back's drain passed its bound: it entered the new view with prepares in flight. */
+  HandBackDrainBounded: 'hand_back_drain_bounded',
 } as const);
 
 export type Mark = (typeof Mark)[keyof typeof Mark];

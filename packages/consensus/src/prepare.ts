@@ -17,6 +17,7 @@ import { journalHasRoom, maybeCheckpoint } from './checkpoint.js';
 import { admit, advanceCommitMax, commitWalk, selfAck } from './commit.js';
 import type { Core } from './core.js';
 import { Drop } from './drops.js';
+import { noteAck } from './hand-back-state.js';
 import { entryFromFrame, type JournalEntry } from './journal.js';
 import { forwardAlongChain, journalAppend, sendAppliedAck, sendPrepareOk } from './journal-write.js';
 import { Mark } from './marks.js';
@@ -196,6 +197,9 @@ export function onPrepareOk(c: Core, frame: Uint8Array): string | null {
   if (!c.isActingPrimary()) return c.drop(Command.PrepareOk, h.replica, Drop.NotActingPrimary);
   if (h.view !== c.view) return c.drop(Command.PrepareOk, h.replica, h.view < c.view ? Drop.AckOlderView : Drop.AckNewerView);
   if (c.transferring()) return c.drop(Command.PrepareOk, h.replica, Drop.Transferring);
+  // Progress of each backup (hand-back.ts), late acks of committed ops included: the quorum's
+  // slowest member acks after the commit, and that is the one whose progress matters.
+  if (c.journal.get(h.opNumber)?.checksum === h.prepareChecksum) noteAck(c.acks, h.replica, c.view, h.opNumber);
   const entry = c.pipeline.get(h.opNumber);
   if (entry === undefined) return c.drop(Command.PrepareOk, h.replica, Drop.AckNotInPipeline);
   if (entry.checksum !== h.prepareChecksum) return c.drop(Command.PrepareOk, h.replica, Drop.AckChecksumMismatch);

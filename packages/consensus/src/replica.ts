@@ -24,6 +24,7 @@ import { Drop } from './drops.js';
 import type { Completion, Effect } from './effects.js';
 import { onForward, onForwardResult, submitSession, tickForwarding } from './forwarding.js';
 import type { SessionRequest } from './forwarding-state.js';
+import { canHandBack, startHandBack, tickHandBack } from './hand-back.js';
 import { onCommit, onCommitMessageTimeout, onPrepareTimeout } from './heartbeat.js';
 import { checkInvariants } from './invariants.js';
 import { Mark, MARKS } from './marks.js';
@@ -204,7 +205,26 @@ export class Replica {
     tickOffers(c);
     tickForwarding(c);
     if (c.status === 'normal' && c.commitMin < c.commitMax) commitWalk(c);
+    tickHandBack(c);
     this.#finish();
+  }
+
+  /**
+   * The host asks the acting primary to give the group to `target` (hand-back.ts): once `target`
+   * is caught up, the pipeline drains and a view change to the first view `target` leads starts.
+   * False (nothing happens) unless `canHandBack(target)`.
+   */
+  handBack(target: number): boolean {
+    const c = this.#c;
+    if (c.stopped !== null) return false;
+    const started = startHandBack(c, target);
+    this.#finish();
+    return started;
+  }
+
+  /** This replica is the acting primary, no hand-back is under way, and `target` is caught up in this view. */
+  canHandBack(target: number): boolean {
+    return this.#c.stopped === null && canHandBack(this.#c, target);
   }
 
   /**

@@ -109,8 +109,12 @@ export abstract class GroupDriver {
     }
     if (this.#fatal !== null) return;
     this.replica.tick();
+    this.afterCoreTick();
     this.#after();
   }
+
+  /** After the core's tick, before its effects run: a plane's own per-tick policy (partition hand-back). */
+  protected afterCoreTick(): void {}
 
   /**
    * End of a host turn: one fdatasync covers every WAL append performed since the last flush

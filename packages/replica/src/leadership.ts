@@ -19,3 +19,45 @@ export function preferredPrimary(group: bigint, replicaCount: number): number {
   const { stream, topic, partition } = unpacked.value;
   return (stream + topic + partition) % replicaCount;
 }
+
+/**
+ * Ticks the preferred replica must stay caught up before its group is handed back (5 s at
+ * 10 ms): a replica that just returned, or flaps, does not pull its groups back and forth.
+ */
+export const HAND_BACK_HOLD_TICKS = 500;
+
+/** What the hand-back policy needs of a replica (consensus `Replica`). */
+export interface HandBackReplica {
+  canHandBack(target: number): boolean;
+  handBack(target: number): boolean;
+}
+
+/**
+ * After a failover the survivors lead the dead node's groups. Once it is back, each group's
+ * acting primary hands the group back to its preferred replica when that replica has been caught
+ * up (consensus hand-back.ts `canHandBack`) for `HAND_BACK_HOLD_TICKS` ticks in a row: the
+ * primary drains its pipeline and starts a view change to the first view the preferred replica
+ * leads. Only ever towards the preferred replica, so leadership converges and never ping-pongs.
+ */
+export class HandBackPolicy {
+  readonly #preferred: number;
+  readonly #holdTicks: number;
+  #caughtUpTicks = 0;
+
+  constructor(preferred: number, holdTicks = HAND_BACK_HOLD_TICKS) {
+    this.#preferred = preferred;
+    this.#holdTicks = holdTicks;
+  }
+
+  /** One driver tick (after the core's). True when it started a hand-back. */
+  tick(replica: HandBackReplica): boolean {
+    if (!replica.canHandBack(this.#preferred)) {
+      this.#caughtUpTicks = 0;
+      return false;
+    }
+    this.#caughtUpTicks += 1;
+    if (this.#caughtUpTicks < this.#holdTicks) return false;
+    this.#caughtUpTicks = 0;
+    return replica.handBack(this.#preferred);
+  }
+}

@@ -42,7 +42,7 @@ import { syncFile } from './metadata-driver.js';
 import { PartitionAdapter, type StorageWork } from './partition-adapter.js';
 import type { DriverOptions, OpenResult } from './ports.js';
 import { TransferStaging } from './transfer-staging.js';
-import { preferredPrimary } from './leadership.js';
+import { HandBackPolicy, preferredPrimary } from './leadership.js';
 
 export interface PartitionDriverOptions extends DriverOptions {
   /** The partition directory (`DataDirLayout.partitionDir`). */
@@ -134,6 +134,8 @@ export class PartitionDriver extends GroupDriver {
   readonly #journal: PartitionJournal;
   /** The journal-lost marker is on disk: removed once the core's journal is complete again. */
   #lostMarked = false;
+  /** Gives the group back to its preferred replica after a failover (leadership.ts). */
+  readonly #handBack: HandBackPolicy;
 
   private constructor(
     options: PartitionDriverOptions, config: ConsensusConfig, replica: Replica, adapter: PartitionAdapter,
@@ -151,6 +153,7 @@ export class PartitionDriver extends GroupDriver {
     this.#frontier = frontier;
     this.#durable = durable;
     this.#journal = journal;
+    this.#handBack = new HandBackPolicy(preferredPrimary(options.group, config.replicaCount));
     this.messageLog = new SegmentMessageLog(this);
     this.#staging = new TransferStaging(config.messageSizeMax, (entries, commitOp) => {
       const installer = new PartitionInstaller(options.disk, options.dir, entries, BigInt(commitOp));
@@ -392,6 +395,12 @@ export class PartitionDriver extends GroupDriver {
    * admitted only when its body verifies: a SendMessages batch (every frame checksum and the batch
    * checksum), an offset write's own seal; live prepares get the same checks from the adapter.
    */
+  /** Leadership hand-back after a failover, once the preferred replica is back and caught up. */
+  protected override afterCoreTick(): void {
+    // The core reports a hand-back itself (a `view_change` event and the hand_back_started mark).
+    this.#handBack.tick(this.replica);
+  }
+
   protected override admitFrame(frame: Uint8Array): string | null {
     if (frame.length > 256 && frame[60] === COMMAND_REPAIR_PREPARE) {
       const problem = repairBodyProblem(frame);

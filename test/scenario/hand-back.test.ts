@@ -1,0 +1,86 @@
+/**
+ * Leadership hand-back (consensus hand-back.ts, issue 13 item 2): after a failover the survivors
+ * lead; once the preferred replica is back and caught up, the acting primary drains its pipeline
+ * and starts a view change to the first view that replica leads. Standard messages only
+ * (StartViewChange of a higher view), so the log survives as in any view change.
+ */
+import { describe, expect, it } from 'vitest';
+import { classifyServerFrame } from '@shoal/protocol';
+import { HandBackPolicy } from '../../packages/replica/src/leadership.js';
+import { Cluster, text } from './support/cluster.js';
+import { login, puts } from './support/script.js';
+
+function outcomeOf(cluster: Cluster, token: number): ReturnType<typeof classifyServerFrame> | null {
+  const answer = cluster.answersFor(token)[0];
+  return answer === undefined ? null : classifyServerFrame(answer.frame);
+}
+
+describe('leadership hand-back', () => {
+  it('the primary hands the group to a caught-up replica: the first view it leads, the log intact', () => {
+    const cluster = new Cluster({ replicas: 3 });
+    const epoch = login(cluster, 0, 5n);
+    puts(cluster, 0, 5n, epoch, 1n, 3);
+    cluster.runUntil(() => cluster.converged(4), 500);
+    const primary = cluster.nodes[0]?.r;
+    if (primary === undefined) throw new Error('no primary');
+    // Only the acting primary may, only towards another replica, and only one that acked in this view.
+    expect(primary.canHandBack(0)).toBe(false);
+    expect(primary.canHandBack(3)).toBe(false);
+    expect(cluster.nodes[1]?.r.canHandBack(2)).toBe(false);
+    expect(primary.canHandBack(2)).toBe(true);
+    expect(primary.handBack(2)).toBe(true);
+    cluster.process(cluster.nodes[0] as (typeof cluster.nodes)[number]);
+    // A hand-back is under way: no second one.
+    expect(primary.canHandBack(1)).toBe(false);
+    cluster.runUntil(() => cluster.primary() === 2 && cluster.live().every((n) => n.r.status.status === 'normal'), 2000);
+    // View 2 is the first view above 0 that replica 2 leads (2 % 3).
+    expect(cluster.nodes[2]?.r.status.view).toBe(2);
+    expect(primary.marks().hand_back_started).toBe(1);
+    // The new primary serves the same session on the same log.
+    puts(cluster, 2, 5n, epoch, 4n, 1);
+    cluster.runUntil(() => cluster.converged(5), 500);
+    expect(cluster.commitMins()).toEqual([5, 5, 5]);
+  });
+
+  it('a write in flight when the hand-back starts commits first (the pipeline drains), one queued after it waits', () => {
+    // As the runtime configures it: requests a view change drops are answered (57).
+    const cluster = new Cluster({ replicas: 3, latency: 3, config: { answerDroppedRequests: true } });
+    const epoch = login(cluster, 0, 6n);
+    const other = login(cluster, 0, 7n);
+    puts(cluster, 0, 6n, epoch, 1n, 1);
+    cluster.runUntil(() => cluster.converged(3), 500);
+    const primary = cluster.nodes[0]?.r;
+    if (primary === undefined) throw new Error('no primary');
+    // Op 4 is prepared, not yet committed, when the hand-back starts.
+    const inFlight = cluster.request(0, { client: 6n, request: 2n, session: epoch, body: text.encode('a=2') });
+    expect(inFlight.outcome).toBe('proposed');
+    expect(primary.handBack(1)).toBe(true);
+    cluster.process(cluster.nodes[0] as (typeof cluster.nodes)[number]);
+    expect(primary.status.status).toBe('normal');
+    // A request arriving during the drain is parked, not proposed.
+    const parked = cluster.request(0, { client: 7n, request: 1n, session: other, body: text.encode('b=1') });
+    expect(parked.outcome).toBe('queued');
+    cluster.runUntil(() => cluster.primary() === 1 && cluster.live().every((n) => n.r.status.status === 'normal'), 2000);
+    // The in-flight write committed in view 0 and was answered with its reply, not a 57.
+    expect(outcomeOf(cluster, inFlight.token)?.outcome).toBe('ok');
+    expect(primary.marks().hand_back_drain_bounded).toBe(0);
+    // The parked one never entered a pipeline; the view change answered it as retriable.
+    expect(outcomeOf(cluster, parked.token)).toMatchObject({ outcome: 'error', errorCode: 57 });
+    expect(cluster.nodes[1]?.r.status.commitMin).toBe(4);
+  });
+
+  it('the driver policy hands back only after the preferred replica stayed caught up for the hold', () => {
+    const cluster = new Cluster({ replicas: 3 });
+    const epoch = login(cluster, 0, 8n);
+    puts(cluster, 0, 8n, epoch, 1n, 1);
+    cluster.runUntil(() => cluster.converged(2), 500);
+    const primary = cluster.nodes[0]?.r;
+    if (primary === undefined) throw new Error('no primary');
+    const policy = new HandBackPolicy(1, 5);
+    const started = Array.from({ length: 6 }, () => policy.tick(primary));
+    expect(started).toEqual([false, false, false, false, true, false]);
+    cluster.runUntil(() => cluster.primary() === 1, 2000);
+    // The preferred replica leads now: the policy of the old primary has nothing left to do.
+    expect(Array.from({ length: 10 }, () => policy.tick(primary)).some(Boolean)).toBe(false);
+  });
+});
