@@ -158,7 +158,7 @@ describe('poll replies from stored bytes', () => {
     const original = replied(must(storage.reader.byOffset(4, 4)));
     expect(other.length).toBe(original.length);
     expect(other).not.toEqual(original);
-    const fd = disk.open(`${DIR}/00000000000000000000.log`, 'write');
+    const fd = disk.open(`${DIR}/00000000000000000000.log`, 'readwrite');
     disk.write(fd, other, 0, other.length, makeBatch(0, 4).length);
     disk.fsync(fd);
     disk.close(fd);
