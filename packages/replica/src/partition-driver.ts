@@ -114,7 +114,7 @@ class SegmentMessageLog implements MessageLog {
   read(from: bigint, count: number): MessageRead {
     const poll = this.#driver.storage.reader.byOffset(Number(from), count);
     if (!poll.ok) throw new ReadFailure(poll.error.kind);
-    return { parts: poll.value.batches.flatMap((b) => b.parts), messageCount: poll.value.messageCount };
+    return { parts: poll.value.batches.flatMap((b) => b.parts), messageCount: poll.value.messageCount, release: poll.value.release };
   }
 }
 

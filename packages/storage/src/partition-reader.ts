@@ -10,8 +10,9 @@
  * page faults on first touch). The buffer holds at most `readAheadBytesMax` bytes (more only when
  * a single batch is larger). CONTRACT: a Poll's buffers are views into it and stay valid until
  * the next call on the same reader; a caller that keeps them longer uses `detachPoll`, or opens
- * the reader with `lendViews` (each poll reads into a buffer of its own, which its views keep:
- * a poll reply goes to the socket as views of the read, never copied in user space). Then each
+ * the reader with `lendViews` (each poll reads into a pooled buffer of its own, which its views
+ * keep until the poll's `release`: a poll reply goes to the socket as views of the read, never
+ * copied in user space, and the buffer is reused after the socket wrote it). Then each
  * batch is checked (base_offset and length against the index; with `validateChecksum`, the
  * default, its bytes re-hashed) and a failure FAILS THE POLL CLOSED with a typed error. The
  * re-hash is ONE XXH3 of the whole record against the record digest the segment holds in memory
@@ -36,6 +37,7 @@ import type { PartitionLog } from './partition-log.js';
 import type { Segment } from './segment.js';
 import { NO_DIGEST } from './record-digests.js';
 import type { SegmentIndex } from './segment-index.js';
+import { type ReadBufferPool, readBufferPool } from './read-buffer-pool.js';
 import { batchBaseOffset, batchLength, batchMessageCount } from './segment.js';
 
 export interface ReaderOptions {
@@ -68,6 +70,12 @@ export interface Poll {
   /** Offset after the last message returned. */
   readonly nextOffset: number;
   readonly bytes: number;
+  /**
+   * `lendViews`: gives this poll's pooled read buffers back (read-buffer-pool.ts). Call it once
+   * nothing references the views any more (after the socket wrote them); never calling it is
+   * safe. Idempotent; a no-op for other readers.
+   */
+  readonly release: () => void;
 }
 
 export type ReadError =
@@ -98,12 +106,20 @@ export class PartitionReader {
   #buffer: Uint8Array;
   #used = 0;
   #fullChecks = 0;
+  readonly #pool: ReadBufferPool | null;
+  /** `lendViews`: the pooled buffer this poll carves its reads from, and all it took. */
+  #lent: Uint8Array | null = null;
+  #lentUsed = 0;
+  #held: Uint8Array[] = [];
 
   constructor(log: PartitionLog, options: ReaderOptions = {}) {
     this.#log = log;
     this.validateChecksum = options.validateChecksum ?? true;
     this.readAheadBytesMax = options.readAheadBytesMax ?? 1 << 20;
     this.lendViews = options.lendViews ?? false;
+    // Twice the read-ahead: a poll reads at most max(readAheadBytesMax, its first batch), and a
+    // full batch of 1,000 × 1 KiB messages (~1.07 MB) is just above the default 1 MiB.
+    this.#pool = this.lendViews ? readBufferPool(2 * this.readAheadBytesMax) : null;
     this.#buffer = new Uint8Array(0);
   }
 
@@ -114,10 +130,7 @@ export class PartitionReader {
 
   /** Space for `length` more bytes of this poll in the read-ahead buffer. */
   #reserve(length: number): { buffer: Uint8Array; at: number } {
-    // Lent views: a buffer of exactly this read, owned by the poll's views from now on. Not
-    // zero-filled (the read fills every byte or fails the poll): zeroing 1 MiB costs as much as
-    // the read's copy out of the page cache.
-    if (this.lendViews) return { buffer: Buffer.allocUnsafeSlow(length), at: 0 };
+    if (this.#pool !== null) return this.#reserveLent(this.#pool, length);
     if (this.#used + length > this.#buffer.length) {
       // Views already handed out keep the old buffer alive; the new one serves the rest.
       this.#buffer = new Uint8Array(Math.max(length, this.readAheadBytesMax));
@@ -126,6 +139,24 @@ export class PartitionReader {
     const at = this.#used;
     this.#used += length;
     return { buffer: this.#buffer, at };
+  }
+
+  /**
+   * Lent views: space in a pooled buffer this poll holds until its `release` (a poll's reads
+   * fit one buffer unless its first batch alone is larger, which gets an exact, unpooled one).
+   * Not zero-filled: the read fills every byte it hands out or fails the poll.
+   */
+  #reserveLent(pool: ReadBufferPool, length: number): { buffer: Uint8Array; at: number } {
+    if (this.#lent !== null && this.#lentUsed + length <= this.#lent.length) {
+      const at = this.#lentUsed;
+      this.#lentUsed += length;
+      return { buffer: this.#lent, at };
+    }
+    if (length > pool.bufferBytes) return { buffer: Buffer.allocUnsafeSlow(length), at: 0 };
+    this.#lent = pool.take();
+    this.#held.push(this.#lent);
+    this.#lentUsed = length;
+    return { buffer: this.#lent, at: 0 };
   }
 
   /** Messages from the first one with offset >= `offset` (offsets below the log start read from it). */
@@ -172,6 +203,8 @@ export class PartitionReader {
 
   #read(requested: number, count: number): Poll {
     this.#used = 0;
+    this.#lent = null;
+    this.#held = [];
     let target = Math.max(requested, this.#log.startOffset);
     if (count <= 0 || target >= this.#log.nextOffset) return emptyPoll(Math.min(requested, this.#log.nextOffset));
     const batches: PolledBatch[] = [];
@@ -192,7 +225,8 @@ export class PartitionReader {
       target = read.nextOffset;
       if (budget <= 0) break;
     }
-    return { batches, messageCount: count - remaining, firstOffset, nextOffset: target, bytes };
+    const release = this.#pool === null ? noop : this.#pool.releaser(this.#held);
+    return { batches, messageCount: count - remaining, firstOffset, nextOffset: target, bytes, release };
   }
 
   #readSegment(
@@ -292,5 +326,7 @@ export function detachPoll(poll: Poll): Poll {
 }
 
 function emptyPoll(at: number): Poll {
-  return { batches: [], messageCount: 0, firstOffset: at, nextOffset: at, bytes: 0 };
+  return { batches: [], messageCount: 0, firstOffset: at, nextOffset: at, bytes: 0, release: noop };
 }
+
+function noop(): void {}
