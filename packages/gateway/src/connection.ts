@@ -34,8 +34,12 @@ export interface GatewayConnection {
   command: number;
   /** Writes a whole frame (the gateway never changes it afterwards). */
   send(frame: Uint8Array): void;
-  /** Writes a frame given as parts (header, then body pieces). */
-  sendParts(parts: readonly Uint8Array[]): void;
+  /**
+   * Writes a frame given as parts (header, then body pieces), which must stay unchanged until
+   * `written` runs: once the transport no longer references them (written, copied, or dropped
+   * on a closed connection). It runs exactly once when given.
+   */
+  sendParts(parts: readonly Uint8Array[], written?: () => void): void;
   /** Ends the connection at once (a stream error: no reply can be framed). */
   close(reason: string): void;
   /** A login/logout in progress: later frames wait until `release()`. */

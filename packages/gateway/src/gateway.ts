@@ -145,8 +145,8 @@ export class Gateway {
   }
 
   /** A reply given as parts (a poll: header, prefix, batch views); it completes its request. */
-  replyParts(connection: GatewayConnection, parts: readonly Uint8Array[]): void {
-    connection.sendParts(parts);
+  replyParts(connection: GatewayConnection, parts: readonly Uint8Array[], written?: () => void): void {
+    connection.sendParts(parts, written);
     connection.requestDone();
   }
 

@@ -66,9 +66,9 @@ export class MemoryConnection implements GatewayConnection {
     if (!this.closed) this.#options.send(frame);
   }
 
-  sendParts(parts: readonly Uint8Array[]): void {
-    if (this.closed) return;
-    this.#options.send(concatBytes(parts));
+  sendParts(parts: readonly Uint8Array[], written?: () => void): void {
+    if (!this.closed) this.#options.send(concatBytes(parts));
+    written?.();
   }
 
   close(reason: string): void {

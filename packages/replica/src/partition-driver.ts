@@ -25,7 +25,9 @@ import {
   type Completion, type ConsensusConfig, type DurableVsrState, type Effect, type RestoreRecord, Replica, makeConfig,
   partitionPlane,
 } from '@shoal/consensus';
-import { ErrorCode, type ManifestEntry, OFFSET_SIZE, Operation, PREPARE_LAYOUT, validateBatch } from '@shoal/protocol';
+import {
+  Command, ErrorCode, FRAME_HEADER_SIZE, type ManifestEntry, OFFSET_COMMAND, OFFSET_SIZE, Operation, PREPARE_LAYOUT, validateBatch,
+} from '@shoal/protocol';
 import {
   type ConsumerRef, decodeDeleteOffsetBody, decodeStoreOffsetBody, type MessageLog, offsetWriteBodyProblem, type MessageRead, type Outcome, type PartitionCounters, type PartitionIdentity, PartitionState,
   type PollReply, type PollRequest, pollPartition,
@@ -77,7 +79,6 @@ function fullConfig(input: DriverOptions['config']): ConsensusConfig {
   return c.ticks !== undefined && c.effectsCapacity !== undefined && Object.isFrozen(c) ? c : makeConfig(input);
 }
 
-const COMMAND_REPAIR_PREPARE = 19;
 /** How `openStorage` words an I/O error (anything else it returns is a refusal reason). */
 const IO_PREFIX = 'io: ';
 const KIND_TO_STORE = { consumer: 'consumer', consumer_group: 'group' } as const;
@@ -113,7 +114,7 @@ class SegmentMessageLog implements MessageLog {
   read(from: bigint, count: number): MessageRead {
     const poll = this.#driver.storage.reader.byOffset(Number(from), count);
     if (!poll.ok) throw new ReadFailure(poll.error.kind);
-    return { parts: poll.value.batches.flatMap((b) => b.parts), messageCount: poll.value.messageCount };
+    return { parts: poll.value.batches.flatMap((b) => b.parts), messageCount: poll.value.messageCount, release: poll.value.release };
   }
 }
 
@@ -402,7 +403,7 @@ export class PartitionDriver extends GroupDriver {
   }
 
   protected override admitFrame(frame: Uint8Array): string | null {
-    if (frame.length > 256 && frame[60] === COMMAND_REPAIR_PREPARE) {
+    if (frame.length > FRAME_HEADER_SIZE && frame[OFFSET_COMMAND] === Command.RepairPrepare) {
       const problem = repairBodyProblem(frame);
       if (problem !== null) return problem;
     }
@@ -676,9 +677,9 @@ export class PartitionDriver extends GroupDriver {
 /** Why a RepairPrepare's body cannot be what its primary journaled (null: it can). */
 function repairBodyProblem(frame: Uint8Array): string | null {
   const size = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getUint32(OFFSET_SIZE, true);
-  if (size > frame.length || size <= 256) return null; // the core's header validation judges it
+  if (size > frame.length || size <= FRAME_HEADER_SIZE) return null; // the core's header validation judges it
   const operation = frame[PREPARE_LAYOUT.operation.offset];
-  const body = frame.subarray(256, size);
+  const body = frame.subarray(FRAME_HEADER_SIZE, size);
   if (operation !== Operation.SendMessages) {
     const problem = offsetWriteBodyProblem(operation as number, body);
     return problem === null ? null : `repair_body_${problem}`;

@@ -38,6 +38,8 @@ export interface MessageLog {
 export interface MessageRead {
   readonly parts: readonly Uint8Array[];
   readonly messageCount: number;
+  /** Gives the parts' read buffers back for reuse once nothing references them (idempotent; absent: nothing to give back). */
+  readonly release?: () => void;
 }
 
 export type PollStart = { readonly kind: 'read'; readonly from: bigint } | { readonly kind: 'empty' };
@@ -83,6 +85,12 @@ export interface PollReply {
    */
   readonly batches: readonly Uint8Array[];
   readonly messagesCount: number;
+  /**
+   * Call once the batches' bytes are no longer referenced (the socket wrote them, or they were
+   * copied): their read buffers are reused (storage read-buffer-pool.ts). Never calling it is
+   * safe; calling it early is not. Idempotent.
+   */
+  readonly release: () => void;
   /** Offset of the last message polled, or null when none. */
   readonly lastOffset: bigint | null;
   /** The whole payload (prefix + batches joined: one copy). */
@@ -108,7 +116,7 @@ export function pollPartition(partition: PartitionState, log: MessageLog, req: P
   return {
     ok: true,
     reply: {
-      prefix, batches, messagesCount, lastOffset,
+      prefix, batches, messagesCount, lastOffset, release: read?.release ?? noop,
       payload: () => {
         const total = batches.reduce((n, b) => n + b.length, prefix.length);
         const out = new Uint8Array(total);
@@ -123,6 +131,8 @@ export function pollPartition(partition: PartitionState, log: MessageLog, req: P
     },
   };
 }
+
+function noop(): void {}
 
 /** The empty poll reply (a group member with no partition assigned). */
 export function emptyPollReply(): Outcome {

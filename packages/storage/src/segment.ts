@@ -18,6 +18,7 @@ import { BATCH_BYTES_MAX_DEFAULT, BATCH_HEADER, BATCH_HEADER_SIZE, MESSAGE_FRAME
 import type { Disk, Fd } from './disk.js';
 import { joinPath } from './disk.js';
 import type { SegmentIndex } from './segment-index.js';
+import { RecordDigests } from './record-digests.js';
 
 export const LOG_EXTENSION = '.log';
 export const INDEX_EXTENSION = '.index';
@@ -52,6 +53,8 @@ export class Segment {
   sealed = false;
   /** Loaded index (always for the active segment). */
   index: SegmentIndex | null = null;
+  /** Per index entry: the record's digest while known (record-digests.ts); outlives `index`. */
+  readonly digests = new RecordDigests();
   /** Read/write fds of the active segment; a read fd of a sealed one while cached. */
   logFd: Fd | null = null;
   indexFd: Fd | null = null;

@@ -112,3 +112,38 @@ describe('PartitionReader', () => {
     expect(laxRead.ok ? null : laxRead.error).toBeNull();
   });
 });
+
+describe('PartitionReader lendViews read buffers', () => {
+  const bufferOf = (poll: Poll): ArrayBufferLike => (poll.batches[0]?.parts[0] as Uint8Array).buffer;
+
+  it('are reused only after the poll is released, once however often it is released', () => {
+    const { p } = setup({ lendViews: true, readAheadBytesMax: 4096 });
+    const a = must(p.reader.byOffset(0, 4));
+    const kept = concat(a.batches.flatMap((b) => b.parts)).slice();
+    const b = must(p.reader.byOffset(8, 4));
+    // Unreleased: b read into another buffer, a's bytes are intact.
+    expect(bufferOf(b)).not.toBe(bufferOf(a));
+    expect(concat(a.batches.flatMap((x) => x.parts))).toEqual(kept);
+    a.release();
+    a.release();
+    const c = must(p.reader.byOffset(12, 4));
+    const d = must(p.reader.byOffset(16, 4));
+    // a's buffer went back once: c takes it, d (a second taker) does not share it with c.
+    expect(bufferOf(c)).toBe(bufferOf(a));
+    expect(bufferOf(d)).not.toBe(bufferOf(c));
+    expect(offsetsOf(c)).toEqual([12, 13, 14, 15]);
+    expect(offsetsOf(d)).toEqual([16, 17, 18, 19]);
+  });
+
+  it('one poll across segments carves one buffer; a first batch above the buffer size gets its own', () => {
+    const { p } = setup({ lendViews: true, readAheadBytesMax: 4096 });
+    const across = must(p.reader.byOffset(6, 8));
+    const buffers = new Set(across.batches.flatMap((b) => b.parts).filter((part) => part.length > 256).map((part) => part.buffer));
+    expect(buffers.size).toBe(1);
+    const small = setup({ lendViews: true, readAheadBytesMax: 128 }).p;
+    const big = must(small.reader.byOffset(0, 4));
+    expect(offsetsOf(big)).toEqual([0, 1, 2, 3]);
+    expect((big.batches[0]?.parts[0] as Uint8Array).buffer.byteLength).toBe(BATCH_4);
+    big.release();
+  });
+});

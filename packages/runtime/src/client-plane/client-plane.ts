@@ -84,11 +84,19 @@ export class ClientPlane implements ConnectionHandler {
     if (connection !== null) this.#gateway.reply(connection, message.group, frame, message.completes);
   }
 
-  /** A reply given as parts (a poll answered on this shard: header, prefix, batch views). */
-  onReplyParts(token: number, parts: readonly Uint8Array[]): void {
-    if (isForwardToken(token)) return this.#ctx.channels.reply(token, concatBytes(parts), true);
+  /**
+   * A reply given as parts (a poll answered on this shard: header, prefix, batch views);
+   * `written` runs once nothing references the parts any more (the socket wrote them, they were
+   * copied, or there is no one to send them to).
+   */
+  onReplyParts(token: number, parts: readonly Uint8Array[], written: () => void): void {
+    if (isForwardToken(token)) {
+      this.#ctx.channels.reply(token, concatBytes(parts), true);
+      return written();
+    }
     const connection = this.#ctx.listener().byToken(token);
-    if (connection !== null) this.#gateway.replyParts(connection, parts);
+    if (connection !== null) this.#gateway.replyParts(connection, parts, written);
+    else written();
   }
 
   /** The shard's once-a-second sweep: `[heartbeat]` releases of silent consumer-group members. */

@@ -132,15 +132,29 @@ export class ClientConnection implements GatewayConnection {
     this.#checkOverflow();
   }
 
-  /** Writes a frame given as parts (header, then body pieces), in the turn's one write. */
-  sendParts(parts: readonly Uint8Array[]): void {
-    if (this.closed) return;
+  /**
+   * Writes a frame given as parts (header, then body pieces), in the turn's one write. `written`
+   * runs from the last part's write callback: Node calls it once the socket is done with the
+   * bytes (flushed to the kernel, or the write failed or was dropped on a destroyed socket), so
+   * the parts' buffers can be reused (a poll's read buffers).
+   */
+  sendParts(parts: readonly Uint8Array[], written?: () => void): void {
+    if (this.closed || parts.length === 0) {
+      written?.();
+      return;
+    }
     this.#corkForTurn();
-    if (parts.length > 0 && !this.#channel) this.#timing?.replied(parts[0] as Uint8Array, this.command);
-    for (const part of parts) {
+    if (!this.#channel) this.#timing?.replied(parts[0] as Uint8Array, this.command);
+    const last = parts.length - 1;
+    for (let i = 0; i < last; i++) {
+      const part = parts[i] as Uint8Array;
       this.#counters.bytesOut += part.length;
       this.socket.write(part);
     }
+    const tail = parts[last] as Uint8Array;
+    this.#counters.bytesOut += tail.length;
+    if (written === undefined) this.socket.write(tail);
+    else this.socket.write(tail, () => written());
     this.#checkOverflow();
   }
 

@@ -56,8 +56,8 @@ export interface PartitionHostOptions {
   readonly log: Logger;
   /** A finished request: its reply frame (or none) for the connection behind `token`. */
   readonly deliver: (token: number, group: bigint, frame: Uint8Array | null, completes: boolean) => void;
-  /** A poll reply as parts (header, prefix, batch views). */
-  readonly deliverParts: (token: number, parts: readonly Uint8Array[]) => void;
+  /** A poll reply as parts (header, prefix, batch views); `written` once they are no longer referenced. */
+  readonly deliverParts: (token: number, parts: readonly Uint8Array[], written: () => void) => void;
   /** On to another thread (DeleteSegments after resolving its offset). */
   readonly forward: (thread: number, message: ClientRequestMessage) => void;
   /** The driver of a partition stopped on an environment failure. */
@@ -529,7 +529,8 @@ export class PartitionHost implements ForwardOutcomes {
     }, driver.status.primary);
     if (!polled.ok) return o.deliver(message.token, message.group, statusReply(o.reply, header, polled.code), true);
     const reply = polled.reply;
-    o.deliverParts(message.token, payloadReplyParts(o.reply, header, [reply.prefix, ...reply.batches]));
+    // The read buffers return to the pool once the socket has written the views (or they were copied).
+    o.deliverParts(message.token, payloadReplyParts(o.reply, header, [reply.prefix, ...reply.batches]), reply.release);
     if (request.value.autoCommit) o.touched();
   }
 

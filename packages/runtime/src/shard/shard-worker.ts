@@ -126,7 +126,7 @@ class ShardWorker implements ForwardedRequestSink {
       reply: this.#reply,
       log: rt.log.child('partitions'),
       deliver: (token, group, frame, completes) => this.#deliver(token, group, frame, completes),
-      deliverParts: (token, parts) => this.#deliverParts(token, parts),
+      deliverParts: (token, parts, written) => this.#deliverParts(token, parts, written),
       forward: (thread, message) => this.#dispatch(thread, message),
       fatal: (reason, detail) => rt.fatal(driverFatalReason(reason), detail),
       touched: () => this.#turn.touch(),
@@ -282,13 +282,15 @@ class ShardWorker implements ForwardedRequestSink {
     this.#turn.touch();
   }
 
-  #deliverParts(token: number, parts: readonly Uint8Array[]): void {
+  #deliverParts(token: number, parts: readonly Uint8Array[], written: () => void): void {
     const shard = tokenShard(token);
-    if (shard === this.#shard) {
-      this.#plane?.onReplyParts(token, parts);
+    if (shard === this.#shard && this.#plane !== null) {
+      this.#plane.onReplyParts(token, parts, written);
       return;
     }
+    if (shard === this.#shard) return written();
     this.#deliver(token, 0n, concatBytes(parts), true);
+    written();
   }
 
   // ---- listening ----------------------------------------------------------------------------
