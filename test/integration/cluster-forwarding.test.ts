@@ -110,6 +110,14 @@ for (const shards of [1, 2]) describe(`cluster (${shards} shard${shards > 1 ? 's
     }
     expect(offsets).toEqual(frames.map((_, i) => BigInt(i)));
     expect(payloadsOf(ok(await conn.raw.request(conn.poll(1, 0n)), 'poll'))).toEqual(frames.map((_, i) => `w-${i}`));
+    // A consumer on the backup reads locally once the backup has applied the writes (the reply
+    // names the replica that built it): from the middle of the log with a count limit, through
+    // the same read path as the primary's (its own segment records and their digests).
+    const local = await waitFor('a poll served by the backup itself', async () => {
+      const reply = await conn.raw.request(conn.poll(1, 5n, 10)) as Uint8Array;
+      return replicaOf(reply) === backup ? reply : null;
+    }, 20_000, 50);
+    expect(payloadsOf(ok(local, 'local poll'))).toEqual(frames.slice(5, 15).map((_, i) => `w-${i + 5}`));
     conn.close();
   }, 60_000);
 

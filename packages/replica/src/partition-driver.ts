@@ -36,7 +36,7 @@ import { assert } from '@shoal/stdx';
 import {
   type Disk, INDEX_ENTRY_SIZE, PartitionInstaller, PartitionJournal, PartitionStorage, type PartitionStorageOptions, PARTITION_STORAGE_DEFAULTS,
   type RetentionPolicy, type StateOffer, type VsrState, applyRetention, buildPartitionOffer, deleteSegments, parseSegmentFileName,
-  dirname, joinPath, removeTreeDurable, writePurgeRecord,
+  dirname, joinPath, pollParts, removeTreeDurable, writePurgeRecord,
 } from '@shoal/storage';
 import { GroupDriver } from './group-driver.js';
 import { hasJournalLostMarker, journalFilesAbsent, removeJournalLostMarker, writeJournalLostMarker } from './journal-lost-marker.js';
@@ -114,7 +114,7 @@ class SegmentMessageLog implements MessageLog {
   read(from: bigint, count: number): MessageRead {
     const poll = this.#driver.storage.reader.byOffset(Number(from), count);
     if (!poll.ok) throw new ReadFailure(poll.error.kind);
-    return { parts: poll.value.batches.flatMap((b) => b.parts), messageCount: poll.value.messageCount, release: poll.value.release };
+    return { parts: pollParts(poll.value), messageCount: poll.value.messageCount, release: poll.value.release };
   }
 }
 

@@ -55,7 +55,7 @@ export {
   PartitionLog, type TopicStorageOptions, TOPIC_STORAGE_DEFAULTS, type AppendOutcome,
 } from './partition-log.js';
 export {
-  PartitionReader, detachPoll, type ReaderOptions, type PolledBatch, type Poll, type PollResult, type ReadError,
+  PartitionReader, detachPoll, pollParts, type ReaderOptions, type PolledBatch, type Poll, type PollResult, type ReadError,
 } from './partition-reader.js';
 export {
   PartitionStorage, type PartitionStorageOptions, PARTITION_STORAGE_DEFAULTS, type PartitionRecoveryReport,

@@ -317,6 +317,33 @@ export class PartitionReader {
   }
 }
 
+/**
+ * The poll's bytes as few parts as possible: adjacent views of one read (consecutive whole
+ * records, a slice's frames followed by the next record) joined into one view, no copy. A poll
+ * of 1,000 single-message records was 1,000 parts, so 1,000 socket writes per reply.
+ */
+export function pollParts(poll: Poll): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let run: Uint8Array | null = null;
+  let runLength = 0;
+  const flush = (): void => {
+    if (run !== null) out.push(runLength === run.length ? run : new Uint8Array(run.buffer, run.byteOffset, runLength));
+  };
+  for (const batch of poll.batches) {
+    for (const part of batch.parts) {
+      if (run !== null && run.buffer === part.buffer && run.byteOffset + runLength === part.byteOffset) {
+        runLength += part.length;
+        continue;
+      }
+      flush();
+      run = part;
+      runLength = part.length;
+    }
+  }
+  flush();
+  return out;
+}
+
 /** A copy of `poll` that owns its bytes (safe to keep past the next poll on the same reader). */
 export function detachPoll(poll: Poll): Poll {
   return {

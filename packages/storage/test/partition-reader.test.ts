@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FrameCursor, validateBatch } from '@shoal/protocol';
-import { PartitionStorage, SimDisk, type Poll, type PartitionStorageOptions } from '../src/index.js';
+import { PartitionStorage, SimDisk, pollParts, type Poll, type PartitionStorageOptions } from '../src/index.js';
 import { concat, makeBatch, makeBatches, must } from './support/fixtures.js';
 
 const DIR = '/p';
@@ -145,5 +145,21 @@ describe('PartitionReader lendViews read buffers', () => {
     expect(offsetsOf(big)).toEqual([0, 1, 2, 3]);
     expect((big.batches[0]?.parts[0] as Uint8Array).buffer.byteLength).toBe(BATCH_4);
     big.release();
+  });
+});
+
+describe('pollParts', () => {
+  it('joins adjacent views of one read into one part, never copying, bytes unchanged', () => {
+    const { p } = setup({ lendViews: true });
+    const whole = must(p.reader.byOffset(0, 16));
+    // Four whole records over two segments, read into one pooled buffer one after the other.
+    expect(pollParts(whole)).toHaveLength(1);
+    expect(pollParts(whole)[0]).toEqual(concat(whole.batches.flatMap((b) => b.parts)));
+    const sliced = must(p.reader.byOffset(2, 6));
+    // The slice's new header, then its frames and the next whole record (adjacent in the read).
+    const parts = pollParts(sliced);
+    expect(parts.map((part) => part.length)).toEqual([256, sliced.bytes - 256]);
+    expect(concat(parts)).toEqual(concat(sliced.batches.flatMap((b) => b.parts)));
+    expect(parts[1]?.buffer).toBe(sliced.batches[1]?.parts[0]?.buffer);
   });
 });

@@ -13,7 +13,7 @@ import {
   xxh3_64, type BatchMessage,
 } from '@shoal/protocol';
 import { Prng } from '@shoal/stdx';
-import { PartitionStorage, SimDisk, type PartitionStorageOptions, type Poll } from '../src/index.js';
+import { PartitionStorage, SimDisk, pollParts, type PartitionStorageOptions, type Poll } from '../src/index.js';
 import { concat, makeBatch, must } from './support/fixtures.js';
 
 const DIR = '/p';
@@ -125,6 +125,7 @@ describe('poll replies from stored bytes', () => {
         const expected = reference(messages, from, count);
         // Buffer.equals: vitest's toEqual walks a Uint8Array element by element (slow at this size).
         expect(Buffer.from(replied(poll)).equals(expected), `poll ${from} × ${count}`).toBe(true);
+        expect(Buffer.from(concat(pollParts(poll))).equals(expected), `joined parts ${from} × ${count}`).toBe(true);
         expect(poll.messageCount).toBe(messages.filter((m) => m.offset >= from).slice(0, count).length);
       }
     };
