@@ -152,6 +152,11 @@ export class Faults {
     return count;
   }
 
+  /** Is replica `i` lossy now (lossyCount counts these)? */
+  isLossy(i: number): boolean {
+    return this.#lossyUnsafe(i);
+  }
+
   #lossyUnsafe(i: number): boolean {
     const life = this.#lives[i] as Life;
     if ((this.#host.nodes[i] as SimNode).dead !== null) return true;

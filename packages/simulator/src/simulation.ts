@@ -367,14 +367,21 @@ export class Simulation {
   /**
    * Convergence is owed only within the loss budget: when more replicas than it allows are lossy
    * at once (dead for good, or down or still catching up after a crash that lost writes they had
-   * acknowledged), no quorum may hold every acknowledged op, and VSR must then wait (the merge
+   * acknowledged, or refusing a group on a faulty disk), no quorum may hold every acknowledged op, and VSR must then wait (the merge
    * awaits the missing replica's vote) rather than guess. The faults decide this from what they
    * injected, never from where the cores stand.
    */
   #excuseBeyondBudget(): void {
-    const lossy = this.faults.lossyCount();
-    if (lossy <= this.faults.lossBudget) return;
-    throw new BeyondLossBudget(`${lossy} replicas lossy at once (budget ${this.faults.lossBudget}): ${this.#divergence()}`);
+    // Every group still pending must be beyond the budget; a faulty disk that cannot host a group
+    // even after a wipe lost that group's files for good: as lossy as a dead replica for it.
+    const live = this.#live();
+    const budget = this.faults.lossBudget;
+    const stuck = this.#groups().filter((group) => !this.#groupConverged(group, live));
+    const lossyFor = (group: bigint): number =>
+      this.nodes.filter((x) => this.faults.isLossy(x.index) || (x.up && x.refused.has(group) && this.#faulty.has(x.index))).length;
+    if (stuck.length === 0 || stuck.some((group) => lossyFor(group) <= budget)) return;
+    const lossy = Math.min(...stuck.map(lossyFor));
+    throw new BeyondLossBudget(`${lossy} replicas lossy at once (budget ${budget}): ${this.#divergence()}`);
   }
 
   #recordStatus(timeline: Timeline): void {
@@ -403,20 +410,22 @@ export class Simulation {
     if (this.clients.some((c) => c.busy)) return false;
     const live = this.#live();
     if (live.length === 0) return true;
-    for (const group of this.#groups()) {
-      let commit = -1;
-      for (const node of live) {
-        // A faulty disk may leave a replica unable to host a partition at all (refused even
-        // after a wipe): it does not count; every other live replica must.
-        if (node.refused.has(group) && this.#faulty.has(node.index)) continue;
-        const driver = group === METADATA_GROUP_ID ? node.metadata : node.partitions.get(group)?.driver;
-        if (driver === undefined || driver === null) return false;
-        // Nothing pending: every op any replica holds is committed and applied everywhere.
-        const s = driver.replica.role; // (the status getter also lists the journal: too slow per tick)
-        if (!s.normal || s.commitMin !== s.commitMax || s.commitMax !== s.op || s.transferring) return false;
-        if (commit === -1) commit = s.commitMin;
-        else if (commit !== s.commitMin) return false;
-      }
+    return this.#groups().every((group) => this.#groupConverged(group, live));
+  }
+
+  /** Nothing pending in `group`: every op any live replica holds is committed and applied everywhere. */
+  #groupConverged(group: bigint, live: readonly SimNode[]): boolean {
+    let commit = -1;
+    for (const node of live) {
+      // A faulty disk may leave a replica unable to host a partition at all (refused even
+      // after a wipe): it does not count; every other live replica must.
+      if (node.refused.has(group) && this.#faulty.has(node.index)) continue;
+      const driver = group === METADATA_GROUP_ID ? node.metadata : node.partitions.get(group)?.driver;
+      if (driver === undefined || driver === null) return false;
+      const s = driver.replica.role; // (the status getter also lists the journal: too slow per tick)
+      if (!s.normal || s.commitMin !== s.commitMax || s.commitMax !== s.op || s.transferring) return false;
+      if (commit === -1) commit = s.commitMin;
+      else if (commit !== s.commitMin) return false;
     }
     return true;
   }

@@ -180,4 +180,12 @@ describe('the liveness check', () => {
     expect(result.marks['check.liveness_beyond_budget']).toBe(1);
     expect(result.marks['core.vote_lost_tail']).toBeGreaterThan(0);
   }, 120_000);
+
+  it('a group a faulty disk cannot host counts that replica as lossy for it', () => {
+    // Seed 72 of 3: replica 1's faulty disk refuses groups 0x21 and 0x2d even after a wipe, and
+    // replica 0 lost their journal tails in a power loss: replica 2 alone cannot vouch for them.
+    const result = new Simulation(optionsForSeed(72, 3)).run();
+    expect(result.failure).toBeNull();
+    expect(result.marks['check.liveness_beyond_budget']).toBe(1);
+  }, 170_000);
 });
