@@ -152,6 +152,11 @@ export class Faults {
     return count;
   }
 
+  /** Is replica `i` lossy now (lossyCount counts these)? */
+  isLossy(i: number): boolean {
+    return this.#lossyUnsafe(i);
+  }
+
   #lossyUnsafe(i: number): boolean {
     const life = this.#lives[i] as Life;
     if ((this.#host.nodes[i] as SimNode).dead !== null) return true;
@@ -548,7 +553,7 @@ export class Faults {
     if (f === 0) return null;
     // Survivors must hold what was acknowledged, undamaged: lossy replicas and faulty disks go first.
     const down = new Set<number>();
-    for (let i = 0; i < this.#lives.length; i++) if (this.#lossyUnsafe(i) || host.faulty.has(i)) down.add(i);
+    for (let i = 0; i < this.#lives.length; i++) if (this.#lossyUnsafe(i) || host.faulty.has(i) || missesAcked(host.nodes[i] as SimNode)) down.add(i);
     if (down.size > f) return null;
     const p = this.#p;
     const healthy = host.nodes.filter((x) => !down.has(x.index) && x.dead === null).map((x) => x.index);
@@ -582,6 +587,20 @@ export class Faults {
  */
 function holdsWhatItAcked(role: ReplicaRole): boolean {
   return !role.journalIncomplete && role.faultyOps === 0;
+}
+
+/**
+ * An up replica that no longer holds ops it may have acknowledged (faulty ops: an integrity
+ * truncation, a hole the restart could not explain; an incomplete journal), whatever crash (or
+ * none) led there: it cannot vouch for them, so it is as lossy as a power loss for the degraded
+ * phase (seed 100472 of 3: an integrity truncation dropped committed ops 82-84 on the replica
+ * kept up, and the one downed for good held their only other copy).
+ */
+function missesAcked(node: SimNode): boolean {
+  if (!node.up || node.metadata === null) return false;
+  if (!holdsWhatItAcked(node.metadata.replica.role)) return true;
+  for (const entry of node.partitions.values()) if (!holdsWhatItAcked(entry.driver.replica.role)) return true;
+  return false;
 }
 
 function caughtUp(node: SimNode, targets: Map<bigint, number>, nodes: readonly SimNode[]): boolean {

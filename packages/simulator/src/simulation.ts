@@ -77,6 +77,9 @@ export interface SimulationHooks {
   readonly beforeFinalChecks?: (sim: Simulation) => void;
 }
 
+/** A liveness timeout while more replicas than the loss budget allows are lossy: not a failure. */
+class BeyondLossBudget extends Error {}
+
 export class Simulation {
   readonly options: SimulationOptions;
   readonly nodes: SimNode[] = [];
@@ -205,6 +208,13 @@ export class Simulation {
       this.timeline?.phase(this.#tick, 'final checks');
       this.#finalChecks();
     } catch (error) {
+      if (error instanceof BeyondLossBudget) {
+        // Every check so far held; convergence was not owed (docs/simulator.md, "Liveness beyond
+        // the loss budget"), and the end-state checks assume a converged cluster.
+        this.marks.hit('check.liveness_beyond_budget');
+        this.timeline?.phase(this.#tick, `stuck beyond the loss budget: ${error.message}`);
+        return this.#result();
+      }
       if (!(error instanceof SafetyViolation) && !(error instanceof Error)) throw error;
       const kind = error instanceof SafetyViolation ? '' : `${error.name}: `;
       this.#failure = `tick ${this.#tick}: ${kind}${error.message}${error instanceof SafetyViolation ? '' : `\n${error.stack ?? ''}`}`;
@@ -347,10 +357,31 @@ export class Simulation {
     const deadline = this.#tick + this.options.livenessTicks;
     while (!this.#converged()) {
       if (this.#tick >= deadline) {
+        this.#excuseBeyondBudget();
         throw new SafetyViolation(`liveness: no convergence within ${this.options.livenessTicks} ticks ${when}: ${this.#divergence()}`);
       }
       this.step();
     }
+  }
+
+  /**
+   * Convergence is owed only within the loss budget: when more replicas than it allows are lossy
+   * at once (dead for good, or down or still catching up after a crash that lost writes they had
+   * acknowledged, or refusing a group on a faulty disk), no quorum may hold every acknowledged op, and VSR must then wait (the merge
+   * awaits the missing replica's vote) rather than guess. The faults decide this from what they
+   * injected, never from where the cores stand.
+   */
+  #excuseBeyondBudget(): void {
+    // Every group still pending must be beyond the budget; a faulty disk that cannot host a group
+    // even after a wipe lost that group's files for good: as lossy as a dead replica for it.
+    const live = this.#live();
+    const budget = this.faults.lossBudget;
+    const stuck = this.#groups().filter((group) => !this.#groupConverged(group, live));
+    const lossyFor = (group: bigint): number =>
+      this.nodes.filter((x) => this.faults.isLossy(x.index) || (x.up && x.refused.has(group) && this.#faulty.has(x.index))).length;
+    if (stuck.length === 0 || stuck.some((group) => lossyFor(group) <= budget)) return;
+    const lossy = Math.min(...stuck.map(lossyFor));
+    throw new BeyondLossBudget(`${lossy} replicas lossy at once (budget ${budget}): ${this.#divergence()}`);
   }
 
   #recordStatus(timeline: Timeline): void {
@@ -379,20 +410,22 @@ export class Simulation {
     if (this.clients.some((c) => c.busy)) return false;
     const live = this.#live();
     if (live.length === 0) return true;
-    for (const group of this.#groups()) {
-      let commit = -1;
-      for (const node of live) {
-        // A faulty disk may leave a replica unable to host a partition at all (refused even
-        // after a wipe): it does not count; every other live replica must.
-        if (node.refused.has(group) && this.#faulty.has(node.index)) continue;
-        const driver = group === METADATA_GROUP_ID ? node.metadata : node.partitions.get(group)?.driver;
-        if (driver === undefined || driver === null) return false;
-        // Nothing pending: every op any replica holds is committed and applied everywhere.
-        const s = driver.replica.role; // (the status getter also lists the journal: too slow per tick)
-        if (!s.normal || s.commitMin !== s.commitMax || s.commitMax !== s.op || s.transferring) return false;
-        if (commit === -1) commit = s.commitMin;
-        else if (commit !== s.commitMin) return false;
-      }
+    return this.#groups().every((group) => this.#groupConverged(group, live));
+  }
+
+  /** Nothing pending in `group`: every op any live replica holds is committed and applied everywhere. */
+  #groupConverged(group: bigint, live: readonly SimNode[]): boolean {
+    let commit = -1;
+    for (const node of live) {
+      // A faulty disk may leave a replica unable to host a partition at all (refused even
+      // after a wipe): it does not count; every other live replica must.
+      if (node.refused.has(group) && this.#faulty.has(node.index)) continue;
+      const driver = group === METADATA_GROUP_ID ? node.metadata : node.partitions.get(group)?.driver;
+      if (driver === undefined || driver === null) return false;
+      const s = driver.replica.role; // (the status getter also lists the journal: too slow per tick)
+      if (!s.normal || s.commitMin !== s.commitMax || s.commitMax !== s.op || s.transferring) return false;
+      if (commit === -1) commit = s.commitMin;
+      else if (commit !== s.commitMin) return false;
     }
     return true;
   }

@@ -151,3 +151,41 @@ describe('consumer-offset order (one writer per key)', () => {
     expect(() => replay.checkLogs()).not.toThrow();
   });
 });
+
+describe('the liveness check', () => {
+  it('a replica cut off for good within the loss budget fails the run (convergence is owed)', () => {
+    const sim = new Simulation(calmOptions(7, 3));
+    const step = sim.step.bind(sim);
+    // After the safety phase the network heals; re-cut replica 2 from the others on every step.
+    sim.step = (): void => {
+      step();
+      if (sim.tick < sim.options.safetyTicks) return;
+      for (const peer of [0, 1]) {
+        sim.network.setBlocked(2, peer, true);
+        sim.network.setBlocked(peer, 2, true);
+      }
+    };
+    const result = sim.run();
+    expect(result.ok).toBe(false);
+    expect(result.failure).toMatch(/liveness: no convergence within 4000 ticks/);
+    expect(result.marks['check.liveness_beyond_budget']).toBeUndefined();
+  }, 120_000);
+
+  it('a cluster stuck with more lossy replicas than the budget allows is not a liveness failure', () => {
+    // Seed 100032 of 3: replica 1 refuses to boot for good (its faulty disk) after replica 0 lost a
+    // journal tail it may have acknowledged in a power loss; replica 2 alone cannot vouch for the
+    // ops above its log, so the merges wait for replica 1's vote forever, as they must.
+    const result = new Simulation(optionsForSeed(100032, 3)).run();
+    expect(result.failure).toBeNull();
+    expect(result.marks['check.liveness_beyond_budget']).toBe(1);
+    expect(result.marks['core.vote_lost_tail']).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a group a faulty disk cannot host counts that replica as lossy for it', () => {
+    // Seed 72 of 3: replica 1's faulty disk refuses groups 0x21 and 0x2d even after a wipe, and
+    // replica 0 lost their journal tails in a power loss: replica 2 alone cannot vouch for them.
+    const result = new Simulation(optionsForSeed(72, 3)).run();
+    expect(result.failure).toBeNull();
+    expect(result.marks['check.liveness_beyond_budget']).toBe(1);
+  }, 170_000);
+});

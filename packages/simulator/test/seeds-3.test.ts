@@ -14,6 +14,13 @@ describe('simulator seeds', () => {
     }, 170_000);
   }
 
+  // Once liveness failures (issue 12): 100032 and 72 stuck beyond the loss budget (check
+  // .liveness_beyond_budget), 100472 and 100780 downed for good the replica holding the only other
+  // copy of ops the survivor had lost (the degraded phase now downs that survivor first).
+  it('seeds 72, 100032, 100472, 100780 of 3 replicas pass', () => {
+    expect(failures(3, [72, 100032, 100472, 100780])).toEqual([]);
+  }, 170_000);
+
   it('8 seeds of 1 replica and 8 of 2 replicas pass', () => {
     expect([...failures(1, seedRange(1, 8)), ...failures(2, seedRange(1, 8))]).toEqual([]);
   }, 120_000);
