@@ -13,6 +13,13 @@
  * fdatasync in `flush()`. Superblock, snapshot and install steps are durable before their
  * completions. Completions can be delayed by `completionDelay` ticks (the simulator's disk
  * latency); delivery order among ready completions is FIFO.
+ *
+ * Shutdown (`close`): a last flush performs every effect the core has produced and fdatasyncs
+ * every held append (so nothing acknowledged or committed is left in memory only); then the
+ * driver is closed: every entry point (frames, requests, ticks, flushes) is a no-op, completions
+ * still delayed are dropped, and only then does the plane close its files. Input that arrives
+ * after that (a peer's frame still in a ring, a password hash finishing, a timer) therefore never
+ * reaches a closed fd, nor an fd number the process has since reused for another file.
  */
 import type { ClientRequest, Completion, Effect, Replica, ReplicaStatus, RequestOutcome } from '@shoal/consensus';
 import { assert } from '@shoal/stdx';
@@ -49,6 +56,7 @@ export abstract class GroupDriver {
   /** WAL appends performed (appendNoSync) whose completion waits for the group fdatasync. */
   #unsynced: { op: number; checksum: bigint }[] = [];
   #fatal: string | null = null;
+  #closed = false;
   #draining = false;
 
   protected constructor(parts: GroupDriverParts) {
@@ -65,6 +73,7 @@ export abstract class GroupDriver {
 
   /** A replica-plane frame for this group. Returns null when handled, else the drop reason. */
   onMessage(frame: Uint8Array): string | null {
+    if (this.#closed) return 'closed';
     if (this.#fatal !== null) return 'stopped';
     const refused = this.admitFrame(frame);
     if (refused !== null) {
@@ -78,7 +87,7 @@ export abstract class GroupDriver {
 
   /** An authenticated (and, on the metadata plane, admitted) client request. */
   onRequest(request: ClientRequest): RequestOutcome {
-    if (this.#fatal !== null) return 'dropped';
+    if (this.halted) return 'dropped';
     const outcome = this.replica.onRequest(request);
     this.#after();
     return outcome;
@@ -89,7 +98,7 @@ export abstract class GroupDriver {
    * engine/primary-link-watch.ts): the core may start a view change now. True when it did.
    */
   primaryUnreachable(): boolean {
-    if (this.#fatal !== null) return false;
+    if (this.halted) return false;
     const started = this.replica.primaryUnreachable();
     this.#after();
     return started;
@@ -97,7 +106,7 @@ export abstract class GroupDriver {
 
   /** One 10 ms tick: due deferred completions first, then the core's tick. */
   tick(): void {
-    if (this.#fatal !== null) return;
+    if (this.halted) return;
     this.#ticks += 1;
     if (this.#delayed.length > 0) {
       const due = this.#delayed.filter((d) => d.due <= this.#ticks);
@@ -107,7 +116,7 @@ export abstract class GroupDriver {
         this.drain();
       }
     }
-    if (this.#fatal !== null) return;
+    if (this.halted) return;
     this.replica.tick();
     this.afterCoreTick();
     this.#after();
@@ -121,10 +130,10 @@ export abstract class GroupDriver {
    * (group commit); their completions then release the sends that vouch for them.
    */
   flush(): void {
-    for (let round = 0; this.#fatal === null; round++) {
+    for (let round = 0; !this.halted; round++) {
       assert(round < FLUSH_ROUNDS_MAX, 'flush: appends keep coming (livelock)');
       this.drain();
-      if (this.#unsynced.length === 0 || this.#fatal !== null) return;
+      if (this.#unsynced.length === 0 || this.halted) return;
       const synced = this.syncJournal();
       if (synced !== null) {
         this.stop('journal_io', synced);
@@ -138,7 +147,24 @@ export abstract class GroupDriver {
 
   /** True when a flush() would do something (held appends or ready completions). */
   get needsFlush(): boolean {
-    return this.#unsynced.length > 0 || this.#ready.length > 0;
+    return !this.halted && (this.#unsynced.length > 0 || this.#ready.length > 0);
+  }
+
+  /**
+   * Clean shutdown: the last flush (every produced effect performed, every held append
+   * fdatasynced and completed, until the core is quiescent), then closed for good, then the
+   * plane's files closed (`closeFiles`). Idempotent. A stopped driver closes its files too.
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.flush();
+    this.shut();
+    this.closeFiles();
+  }
+
+  /** True once `close` (or `shut`) began: no entry point does anything any more. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   get status(): ReplicaStatus {
@@ -174,9 +200,25 @@ export abstract class GroupDriver {
     this.#hooks.fatal?.(reason, detail);
   }
 
+  /**
+   * Closed without the last flush (a deleted partition): from here no input is taken and no
+   * effect performed; what was not yet performed or completed is dropped.
+   */
+  protected shut(): void {
+    this.#closed = true;
+    this.#ready = [];
+    this.#delayed = [];
+    this.#unsynced = [];
+  }
+
+  /** Stopped (fatal) or closed: a plane's own entry points that touch storage check this. */
+  protected get halted(): boolean {
+    return this.#fatal !== null || this.#closed;
+  }
+
   /** Runs a subclass entry point into the core and performs what it produced. */
   protected run<T>(body: () => T, fallback: T): T {
-    if (this.#fatal !== null) return fallback;
+    if (this.halted) return fallback;
     const result = body();
     this.#after();
     return result;
@@ -187,14 +229,14 @@ export abstract class GroupDriver {
     if (this.#draining) return; // re-entrant call from a hook: the outer loop continues
     this.#draining = true;
     try {
-      for (let round = 0; this.#fatal === null; round++) {
+      for (let round = 0; !this.halted; round++) {
         assert(round < DRAIN_ROUNDS_MAX, 'driver: effects never quiesce (livelock)');
         this.beforeEffects();
-        if (this.#fatal !== null) return;
+        if (this.halted) return;
         const effects = this.replica.takeEffects();
         for (const effect of effects) {
           this.#perform(effect);
-          if (this.#fatal !== null) return;
+          if (this.halted) return;
         }
         if (effects.length > 0) continue;
         const next = this.#ready.shift();
@@ -225,6 +267,9 @@ export abstract class GroupDriver {
 
   /** Plane effects (storage, state transfer). Returns the completion to deliver, or null. */
   protected abstract performStorage(effect: Effect): Completion | null;
+
+  /** The plane's files closed (after the last flush; the driver takes no input any more). */
+  protected abstract closeFiles(): void;
 
   // -------------------------------------------------------------------------------------------
 

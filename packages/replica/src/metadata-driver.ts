@@ -180,9 +180,8 @@ export class MetadataDriver extends GroupDriver {
     return this.#storage.journal;
   }
 
-  /** Clean shutdown: group-commit what is pending and close the WAL. */
-  close(): void {
-    this.flush();
+  /** After the last flush (`close`): staged transfers dropped, the WAL closed. */
+  protected closeFiles(): void {
     this.#staging.abortAll();
     this.#storage.journal.close();
   }

@@ -311,6 +311,7 @@ export class PartitionDriver extends GroupDriver {
 
   /** Poll auto-commit outside `poll` (keeps the maximum). */
   autoCommit(consumer: ConsumerRef, offset: bigint): void {
+    if (this.halted) return;
     this.#adapter.state.autoCommit(consumer, offset);
     const stored = this.#adapter.state.offsets.get(consumer);
     if (stored !== undefined) this.#storeOffset(consumer, stored);
@@ -322,7 +323,7 @@ export class PartitionDriver extends GroupDriver {
    * sealed segments wholly below it.
    */
   observePartition(observation: PartitionObservation): void {
-    if (this.fatal !== null) return;
+    if (this.halted) return;
     const state = this.#adapter.state;
     if (observation.purgeGeneration > state.purgeGeneration) {
       this.drain();
@@ -351,6 +352,7 @@ export class PartitionDriver extends GroupDriver {
 
   /** One retention pass (expiry / size), from a host timer. */
   applyRetention(policy: RetentionPolicy, nowMicros: number): number {
+    if (this.halted) return 0;
     const outcome = applyRetention(this.#storage.log, policy, nowMicros);
     if (!outcome.ok) {
       this.stop('partition_io', `retention: ${outcome.error.message}`);
@@ -369,17 +371,17 @@ export class PartitionDriver extends GroupDriver {
     };
   }
 
-  /** Clean shutdown: flush, sync the log, record the frontier, close files. */
-  close(): void {
-    this.flush();
+  /** After the last flush (`close`): sync the log, record the frontier, close files. */
+  protected closeFiles(): void {
     this.#staging.abortAll();
     if (this.fatal === null) this.#syncAndRecordFrontier();
     this.#storage.close();
     this.#journal.close();
   }
 
-  /** The partition was deleted: close and remove its directory. */
+  /** The partition was deleted: closed without a flush, files closed, its directory removed. */
   destroy(): void {
+    this.shut();
     this.#staging.abortAll();
     this.#storage.close();
     this.#journal.close();

@@ -17,33 +17,38 @@ export interface Sent {
   readonly frame: Uint8Array;
 }
 
-/** Counts fdatasync calls of a disk (and lets a test hold the network). */
+/** Counts fdatasync calls of a disk, and every call of any kind (a closed driver makes none). */
 export class CountingDisk implements Disk {
   readonly inner: SimDisk;
   fdatasyncs = 0;
+  calls = 0;
   constructor(inner: SimDisk) {
     this.inner = inner;
   }
-  open: Disk['open'] = (p, m) => this.inner.open(p, m);
-  close: Disk['close'] = (fd) => this.inner.close(fd);
-  read: Disk['read'] = (fd, b, o, l, p) => this.inner.read(fd, b, o, l, p);
-  write: Disk['write'] = (fd, b, o, l, p) => this.inner.write(fd, b, o, l, p);
-  writev: Disk['writev'] = (fd, b, p) => this.inner.writev(fd, b, p);
-  size: Disk['size'] = (fd) => this.inner.size(fd);
-  truncate: Disk['truncate'] = (fd, l) => this.inner.truncate(fd, l);
-  fsync: Disk['fsync'] = (fd) => this.inner.fsync(fd);
+  #n<T>(value: () => T): T {
+    this.calls++;
+    return value();
+  }
+  open: Disk['open'] = (p, m) => this.#n(() => this.inner.open(p, m));
+  close: Disk['close'] = (fd) => this.#n(() => this.inner.close(fd));
+  read: Disk['read'] = (fd, b, o, l, p) => this.#n(() => this.inner.read(fd, b, o, l, p));
+  write: Disk['write'] = (fd, b, o, l, p) => this.#n(() => this.inner.write(fd, b, o, l, p));
+  writev: Disk['writev'] = (fd, b, p) => this.#n(() => this.inner.writev(fd, b, p));
+  size: Disk['size'] = (fd) => this.#n(() => this.inner.size(fd));
+  truncate: Disk['truncate'] = (fd, l) => this.#n(() => this.inner.truncate(fd, l));
+  fsync: Disk['fsync'] = (fd) => this.#n(() => this.inner.fsync(fd));
   fdatasync: Disk['fdatasync'] = (fd) => {
     this.fdatasyncs++;
-    this.inner.fdatasync(fd);
+    this.#n(() => this.inner.fdatasync(fd));
   };
-  fsyncDir: Disk['fsyncDir'] = (p) => this.inner.fsyncDir(p);
-  rename: Disk['rename'] = (a, b) => this.inner.rename(a, b);
-  unlink: Disk['unlink'] = (p) => this.inner.unlink(p);
-  mkdirp: Disk['mkdirp'] = (p) => this.inner.mkdirp(p);
-  rmdir: Disk['rmdir'] = (p) => this.inner.rmdir(p);
-  removeTree: Disk['removeTree'] = (p) => this.inner.removeTree(p);
-  readdir: Disk['readdir'] = (p) => this.inner.readdir(p);
-  stat: Disk['stat'] = (p) => this.inner.stat(p);
+  fsyncDir: Disk['fsyncDir'] = (p) => this.#n(() => this.inner.fsyncDir(p));
+  rename: Disk['rename'] = (a, b) => this.#n(() => this.inner.rename(a, b));
+  unlink: Disk['unlink'] = (p) => this.#n(() => this.inner.unlink(p));
+  mkdirp: Disk['mkdirp'] = (p) => this.#n(() => this.inner.mkdirp(p));
+  rmdir: Disk['rmdir'] = (p) => this.#n(() => this.inner.rmdir(p));
+  removeTree: Disk['removeTree'] = (p) => this.#n(() => this.inner.removeTree(p));
+  readdir: Disk['readdir'] = (p) => this.#n(() => this.inner.readdir(p));
+  stat: Disk['stat'] = (p) => this.#n(() => this.inner.stat(p));
   bootId: Disk['bootId'] = () => this.inner.bootId();
 }
 

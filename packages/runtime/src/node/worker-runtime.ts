@@ -41,7 +41,9 @@ export class WorkerRuntime {
   readonly metrics = new ThreadMetrics();
   /** prom-client's per-isolate metrics; null when the node serves no metrics (nobody could read them). */
   readonly #defaults: DefaultMetrics | null;
-  #stopped = false;
+  #fatal = false;
+  /** The supervisor's `stop` arrived: the thread's drivers close, and no input is taken after. */
+  #stopping = false;
   #control: WorkerControl | null = null;
   /** Control messages that arrived before `attach` (e.g. the listening fd while a shard still boots). */
   #early: SupervisorToWorker[] = [];
@@ -65,9 +67,12 @@ export class WorkerRuntime {
     this.post({ type: 'thread', tid: currentThreadId() });
   }
 
-  /** True once `fatal` ran: callers stop doing work. */
+  /**
+   * True once `fatal` ran or the supervisor's `stop` arrived: callers take no more input (a ring
+   * message, a tick, a finished hash), so nothing reaches a driver whose files are closing.
+   */
   get stopped(): boolean {
-    return this.#stopped;
+    return this.#fatal || this.#stopping;
   }
 
   attach(control: WorkerControl): void {
@@ -81,9 +86,10 @@ export class WorkerRuntime {
     parentPort?.postMessage(message);
   }
 
+  /** A fatal during the stop itself (a failed last fdatasync) is still reported: not an exit 0. */
   fatal(reason: FatalReason, detail: string): void {
-    if (this.#stopped) return;
-    this.#stopped = true;
+    if (this.#fatal) return;
+    this.#fatal = true;
     this.log.error('fatal', { reason, detail });
     this.post({ type: 'fatal', reason, detail });
   }
@@ -104,6 +110,7 @@ export class WorkerRuntime {
         control.onDrain(m.deadlineMs);
         return;
       case 'stop':
+        this.#stopping = true;
         control.onStop();
         return;
       case 'adopt_replica':

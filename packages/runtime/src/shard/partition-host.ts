@@ -101,6 +101,8 @@ export class PartitionHost implements ForwardOutcomes {
   readonly #owned = new Map<bigint, Owned>();
   readonly #clock = new WallClock();
   #revision = -1n;
+  /** closeAll ran (shutdown): nothing is opened again. */
+  #closed = false;
   #commits = 0;
   /** Groups that committed since their counters were last published. */
   readonly #dirty = new Set<bigint>();
@@ -139,6 +141,8 @@ export class PartitionHost implements ForwardOutcomes {
 
   /** Brings the set of drivers in line with the metadata state (cheap unless the revision moved). */
   reconcile(state: MetadataState, force = false): void {
+    // After closeAll: a late metadata commit must not reopen what the shutdown closed.
+    if (this.#closed) return;
     if (!force && state.revision === this.#revision) return;
     this.#revision = state.revision;
     const shardCount = this.#o.config.system.sharding.shardCount;
@@ -406,6 +410,7 @@ export class PartitionHost implements ForwardOutcomes {
 
   /** Clean shutdown: every driver flushes, syncs its log, records its frontier and closes. */
   closeAll(): void {
+    this.#closed = true;
     this.#links.close();
     for (const owned of this.#owned.values()) owned.driver.close();
     this.#owned.clear();
