@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { ClientRequest } from '@shoal/consensus';
-import { ErrorCode, METADATA_GROUP, RequestHeaderView, clusterIdFromName, deleteSegmentsCommand } from '@shoal/protocol';
+import { ErrorCode, METADATA_GROUP, Operation, RequestHeaderView, clusterIdFromName, deleteSegmentsCommand } from '@shoal/protocol';
 import { encodeSnapshot } from '@shoal/state';
 import {
   INTERNAL_TOKEN, MetadataDriver, MetadataHost, type AppliedOp, type SessionResult,
@@ -332,7 +332,7 @@ class MetadataWorker {
         client: op.client, body: op.body,
       });
     }
-    if (op.operation === 3) this.#tokenOfClient.delete(op.client);
+    if (op.operation === Operation.Logout) this.#tokenOfClient.delete(op.client);
   }
 
   /** The whole catalog to every shard (boot, and after a state-transfer install). */
