@@ -147,9 +147,17 @@ describe('hostile and careless clients', () => {
     socket.pause();
     socket.on('error', () => undefined);
     const closed = new Promise<boolean>((resolve) => socket.once('close', () => resolve(true)));
-    const pings = Buffer.concat(Array.from({ length: 40_000 }, () => ping(99n)));
+    // The kernel's loopback buffers (autotuned, several MiB each way) absorb replies before any
+    // pile up in the server's socket, so one fixed burst is not enough everywhere: keep sending
+    // until the server stops reading (our own unsent bytes grow), then its stall clock runs.
+    const pings = Buffer.concat(Array.from({ length: 10_000 }, () => ping(99n)));
+    const feeder = setInterval(() => {
+      if (!socket.destroyed && socket.writableLength < 8 * MiB) socket.write(pings);
+    }, 50);
     socket.write(pings);
-    expect(await Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), 15_000))])).toBe(true);
+    const outcome = await Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), 20_000))]);
+    clearInterval(feeder);
+    expect(outcome).toBe(true);
     const text = await server.metrics();
     const reasons = text.split('\n').filter((l) => l.startsWith('shoal_connections_refused_total')).join('\n');
     expect(metricSum(text, 'shoal_connections_refused_total', { reason: 'frame_read_timeout' }), reasons).toBeGreaterThanOrEqual(1);
