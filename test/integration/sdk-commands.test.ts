@@ -201,6 +201,30 @@ describe('every command through the SDK', () => {
     await expectCode(root.user.delete({ userId: 0 }), ErrorCode.CannotDeleteUser);
   });
 
+  it('a metadata write is in effect at once on the client\'s other connections, whichever shard took them', async () => {
+    // Each new connection lands on either shard; the one that did not answer the write runs the
+    // connection's first frame only once its metadata copy holds the write (docs/runtime.md).
+    const permissions: Permissions = { global: NO_GLOBAL, streams: [] };
+    const accepted = async (): Promise<number[]> => {
+      const text = await server.metrics();
+      return [0, 1].map((shard) => metricSum(text, 'shoal_connections_accepted_total', { thread: `shard-${shard}` }));
+    };
+    const before = await accepted();
+    for (let i = 0; i < 16; i++) {
+      const user = await root.user.create({ username: `fresh-${i}`, password: `pw-${i}`, permissions });
+      const stream = await root.stream.create({ name: `fresh-stream-${i}` });
+      const logins = [0, 1].map(() => connect({ credentials: { username: `fresh-${i}`, password: `pw-${i}` }, reconnect: { enabled: false } }));
+      const reader = connect({ credentials: { username: 'iggy', password: 'iggy' }, reconnect: { enabled: false } });
+      const [a, b, found] = await Promise.all([logins[0]?.getMe(), logins[1]?.getMe(), reader.stream.get({ streamId: stream.id })]);
+      expect([a?.userId, b?.userId]).toEqual([user.id, user.id]);
+      expect(found?.name).toBe(`fresh-stream-${i}`);
+      for (const client of [...logins, reader]) await client.destroy();
+    }
+    const after = await accepted();
+    expect((after[0] as number) + (after[1] as number) - (before[0] as number) - (before[1] as number)).toBeGreaterThanOrEqual(48);
+    for (let i = 0; i < 16; i++) await root.user.delete({ userId: `fresh-${i}` });
+  });
+
   it('counts every request in the metrics, by command', async () => {
     const text = await server.metrics();
     expect(metricSum(text, 'shoal_requests_total', { command: 'send_messages' })).toBeGreaterThan(0);

@@ -12,7 +12,10 @@ const LIMITS = {
   frameSizeMax: 1 << 20, requestsInFlightMax: 8, writeBufferBytesMax: 64 << 20,
   idleTimeoutMs: 0, frameReadTimeoutMs: 0, writeStallTimeoutMs: 0,
 };
-const HANDLER = { onFrame: () => {}, onClose: () => {}, holdReads: () => false };
+const HANDLER = {
+  onFrame: () => {}, onClose: () => {}, holdReads: () => false,
+  metadataFence: () => null, metadataReached: () => true, awaitMetadata: () => {}, metadataWaitExpired: () => {},
+};
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

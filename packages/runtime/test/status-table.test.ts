@@ -19,6 +19,21 @@ describe('status table (shared node facts)', () => {
     expect(() => t.writeSession(2, 0, { clientId: 1, userId: null, transport: 1, vsrClient: null, address: '' })).toThrow(RangeError);
   });
 
+  it('publishes the metadata op last sent to the shards, as a whole u64 seen by another attachment', () => {
+    const handle = StatusTable.create({ shardCount: 2, threadCount: 3, sessionSlotsPerShard: 4, partitionSlots: 8, startTimeMicros: 1n });
+    const t = StatusTable.attach(handle);
+    const other = StatusTable.attach(handle);
+    expect(other.metadataApplied()).toBe(0n);
+    t.publishMetadataApplied(41n);
+    expect(other.metadataApplied()).toBe(41n);
+    t.publishMetadataApplied((3n << 32n) | 0xffff_fffen);
+    expect(other.metadataApplied()).toBe((3n << 32n) | 0xffff_fffen);
+    // A snapshot at a lower op (the copies restart from it) is published as is.
+    t.publishMetadataApplied(7n);
+    expect(other.metadataApplied()).toBe(7n);
+    expect(other.metadata().commit).toBe(0n);
+  });
+
   it('counts connections against a node-wide cap and hands out node-unique client ids', () => {
     const t = table();
     expect(t.tryOpenConnection(2)).toBe(true);

@@ -28,6 +28,8 @@ export class ClientPlane implements ConnectionHandler {
   readonly holdReads: () => boolean;
   readonly #ctx: PlaneContext;
   readonly #gateway: Gateway;
+  /** Connections holding a frame until this shard's metadata copy catches up (connection.ts). */
+  readonly #awaiting = new Set<ClientConnection>();
 
   constructor(ctx: PlaneContext, holdReads: () => boolean) {
     this.#ctx = ctx;
@@ -71,7 +73,36 @@ export class ClientPlane implements ConnectionHandler {
     this.#gateway.onFrame(connection, frame);
   }
 
+  /** Behind the metadata worker: the op to wait for before a frame runs now. */
+  metadataFence(): bigint | null {
+    const published = this.#ctx.status.metadataApplied();
+    return this.#ctx.metadata.appliedOp >= published ? null : published;
+  }
+
+  metadataReached(fence: bigint): boolean {
+    return this.#ctx.metadata.appliedOp >= fence;
+  }
+
+  awaitMetadata(connection: ClientConnection): void {
+    this.#awaiting.add(connection);
+  }
+
+  metadataWaitExpired(connection: ClientConnection, fence: bigint): void {
+    this.#ctx.log.warn('metadata copy still behind: a held frame runs on the older copy', {
+      connection: connection.clientId, fence, applied: this.#ctx.metadata.appliedOp,
+    });
+  }
+
+  /** The shard's metadata copy moved: connections waiting on it go on (those still behind re-register). */
+  onMetadataChange(): void {
+    if (this.#awaiting.size === 0) return;
+    const waiting = [...this.#awaiting];
+    this.#awaiting.clear();
+    for (const connection of waiting) connection.pump();
+  }
+
   onClose(connection: ClientConnection): void {
+    this.#awaiting.delete(connection);
     if (connection.channel) return this.#ctx.channels.onClose(connection);
     this.#gateway.disconnected(connection);
   }

@@ -13,6 +13,14 @@
  *  (it holds one chunk at most); requestDone() / barrier release resume the pump.
  * ```
  *
+ * Metadata fence: a frame pulled while the shard's metadata copy is behind the op the metadata
+ * worker last published (`handler.metadataFence`) is parked, with that op, and the connection
+ * reads nothing more until the copy reaches it (`handler.awaitMetadata` pumps it then). Replies
+ * to metadata writes leave the metadata worker only after their op is published, so a client
+ * that saw one (on any connection, any shard) finds its effect in whatever it sends next: a login
+ * right after CreateUser, a GetStream right after CreateStream. The wait is the ring's latency
+ * between two threads; past `METADATA_FENCE_WAIT_MS` (a stuck ring) the frame runs anyway.
+ *
  * Limits (config `[tcp]`): frame size (a larger `size` is a stream error: the connection closes
  * before the body is read), requests in flight, unsent reply bytes (reading stops above
  * `write_buffer_bytes_max`; above it plus one maximum frame the connection closes), and three
@@ -46,7 +54,18 @@ export interface ConnectionHandler {
   readonly holdReads: () => boolean;
   /** Where request end-to-end times go (none: not measured). */
   readonly timing?: RequestTimingSink;
+  /** The op this shard's metadata copy must reach before a frame may run now; null when it has. */
+  metadataFence(): bigint | null;
+  /** True once the copy reached `fence`. */
+  metadataReached(fence: bigint): boolean;
+  /** `connection` parked a frame: pump it when the copy moves (or the sweep gives up waiting). */
+  awaitMetadata(connection: ClientConnection): void;
+  /** A parked frame waited `METADATA_FENCE_WAIT_MS` and runs anyway (worth a warning). */
+  metadataWaitExpired(connection: ClientConnection, fence: bigint): void;
 }
+
+/** A parked frame runs after this long even if the copy is still behind (a stuck ring; logged). */
+export const METADATA_FENCE_WAIT_MS = 2000;
 
 export interface ConnectionCounters {
   bytesIn: number;
@@ -97,6 +116,10 @@ export class ClientConnection implements GatewayConnection {
   #corked = false;
   readonly #timing: RequestTiming | null;
   #channel = false;
+  /** A frame pulled while the metadata copy was behind, copied, and the op it waits for. */
+  #parked: Uint8Array | null = null;
+  #parkedFence = 0n;
+  #parkedSinceMs = -1;
 
   constructor(socket: Socket, ids: { token: number; slot: number; clientId: number }, limits: ConnectionLimits,
     handler: ConnectionHandler, counters: ConnectionCounters, nowMs: number) {
@@ -245,6 +268,12 @@ export class ClientConnection implements GatewayConnection {
   sweep(nowMs: number): string | null {
     if (this.closed) return null;
     const limits = this.#limits;
+    if (this.#parked !== null && nowMs - this.#parkedSinceMs > METADATA_FENCE_WAIT_MS) {
+      this.#handler.metadataWaitExpired(this, this.#parkedFence);
+      this.#parkedSinceMs = Number.NEGATIVE_INFINITY;
+      this.pump();
+      if (this.closed) return null;
+    }
     // The slow-frame clock runs only while WE read: a connection we paused (back-pressure) is not slow.
     if (this.#partialSinceMs >= 0 && !this.#paused && nowMs - this.#partialSinceMs > limits.frameReadTimeoutMs) {
       this.close('frame_read_timeout');
@@ -277,21 +306,18 @@ export class ClientConnection implements GatewayConnection {
   /** Pulls frames while the limits allow, then pauses or resumes the socket. */
   pump(): void {
     if (this.closed) return;
+    if (this.#parked !== null && !this.#runParked()) return;
     while (this.#mayPull()) {
       // Re-read each time: the first frame may turn this connection into a channel (new decoder).
       const frame = this.#decoder.pull();
       if (frame === null) break;
-      // A forwarding channel carries other nodes' requests: their node times them end to end.
-      const timing = this.#channel ? null : this.#timing;
-      if (timing === null) {
-        this.#handler.onFrame(this, frame);
-      } else {
-        const inFlight = this.inFlight;
-        this.command = 0;
-        timing.begin(frame);
-        this.#handler.onFrame(this, frame);
-        timing.end(this.command, this.inFlight > inFlight, this.inFlight);
+      // A forwarding channel's requests carry their own metadata fence (partition-host.ts).
+      const fence = this.#channel ? null : this.#handler.metadataFence();
+      if (fence !== null) {
+        this.#park(frame, fence);
+        break;
       }
+      this.#handle(frame);
       if (this.closed) return;
     }
     const decoder = this.#decoder;
@@ -301,7 +327,7 @@ export class ClientConnection implements GatewayConnection {
     }
     this.#partialSinceMs = decoder.bufferedBytes > 0 ? (this.#partialSinceMs >= 0 ? this.#partialSinceMs : this.#lastActivityMs) : -1;
     // Frames may remain in the decoder only while we are holding back; then the socket waits too.
-    const hold = !this.#mayPull() || decoder.pendingBytes > 0;
+    const hold = this.#parked !== null || !this.#mayPull() || decoder.pendingBytes > 0;
     if (hold && !this.#paused) {
       this.#paused = true;
       this.socket.pause();
@@ -311,6 +337,40 @@ export class ClientConnection implements GatewayConnection {
       if (this.#partialSinceMs >= 0) this.#partialSinceMs = Date.now();
       this.socket.resume();
     }
+  }
+
+  /** Runs the parked frame once the copy reached its fence (or the wait expired); false while it waits. */
+  #runParked(): boolean {
+    const frame = this.#parked as Uint8Array;
+    if (this.#parkedSinceMs !== Number.NEGATIVE_INFINITY && !this.#handler.metadataReached(this.#parkedFence)) {
+      this.#handler.awaitMetadata(this);
+      return false;
+    }
+    this.#parked = null;
+    this.#parkedSinceMs = -1;
+    this.#handle(frame);
+    return !this.closed;
+  }
+
+  #park(frame: Uint8Array, fence: bigint): void {
+    this.#parked = frame.slice();
+    this.#parkedFence = fence;
+    this.#parkedSinceMs = Date.now();
+    this.#handler.awaitMetadata(this);
+  }
+
+  #handle(frame: Uint8Array): void {
+    // A forwarding channel carries other nodes' requests: their node times them end to end.
+    const timing = this.#channel ? null : this.#timing;
+    if (timing === null) {
+      this.#handler.onFrame(this, frame);
+      return;
+    }
+    const inFlight = this.inFlight;
+    this.command = 0;
+    timing.begin(frame);
+    this.#handler.onFrame(this, frame);
+    timing.end(this.command, this.inFlight > inFlight, this.inFlight);
   }
 
   #mayPull(): boolean {

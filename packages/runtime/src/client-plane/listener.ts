@@ -176,6 +176,10 @@ export class ClientListener {
       onFrame: (connection, frame) => o.handler.onFrame(connection, frame),
       onClose: (connection, reason) => this.#onClose(connection, reason),
       holdReads: o.handler.holdReads,
+      metadataFence: () => o.handler.metadataFence(),
+      metadataReached: (fence) => o.handler.metadataReached(fence),
+      awaitMetadata: (connection) => o.handler.awaitMetadata(connection),
+      metadataWaitExpired: (connection, fence) => o.handler.metadataWaitExpired(connection, fence),
       ...(o.timing === undefined ? {} : { timing: o.timing }),
     };
     const connection = new ClientConnection(socket, { token, slot, clientId: o.status.nextClientId() }, o.limits, handler, this.counters, Date.now());

@@ -12,7 +12,11 @@
  *
  * Ordering: an op's `metadata_commit` is written to a shard's ring before any reply to that op
  * (the driver reports the apply before it performs the reply effect, and a ring is FIFO), so a
- * client that got its CreateStream reply finds the stream on its own shard's copy.
+ * client that got its CreateStream reply finds the stream on its own shard's copy. Other shards'
+ * rings are read by other threads at their own pace: the op is also published in the status
+ * table before the reply (`METADATA_APPLIED`), and a shard holds a connection's next frame while
+ * its copy is behind it, so a second connection of the same client, on another shard, sees the
+ * op too (client-plane/connection.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -332,6 +336,9 @@ class MetadataWorker {
         client: op.client, body: op.body,
       });
     }
+    // Before any reply to this op (the driver reports the apply first): a client that saw the
+    // reply and opens another connection, on another shard, must find the op there too.
+    this.#rt.status.publishMetadataApplied(BigInt(op.op));
     if (op.operation === Operation.Logout) this.#tokenOfClient.delete(op.client);
   }
 
@@ -344,6 +351,7 @@ class MetadataWorker {
     for (let shard = 0; shard < this.#shardCount; shard++) {
       this.#channels.send(shardThread(shard), { kind: 'metadata_snapshot', op, snapshot });
     }
+    this.#rt.status.publishMetadataApplied(op);
     this.#turn.touch();
   }
 

@@ -257,6 +257,7 @@ class ShardWorker implements ForwardedRequestSink {
     while (this.#deferred.length > 0 && (this.#deferred[0] as Deferred).message.metadataOp <= this.#copy.appliedOp) {
       this.#partitions.execute((this.#deferred.shift() as Deferred).message);
     }
+    this.#plane?.onMetadataChange();
     void this.#maybeListen();
   }
 

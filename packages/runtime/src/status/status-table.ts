@@ -19,6 +19,7 @@
  *    BOUND_TCP_PORT                                            shard 0, once bound (port 0 = ephemeral)
  *    BOUND_HTTP_PORT                                           supervisor, once bound
  *    METADATA_CAUGHT_UP  1 = applied all it knows committed    metadata worker (readiness)
+ *    METADATA_APPLIED_SEQ _LO _HI  op last sent to the shards    metadata worker (before any reply to it)
  *    REPLICA_OWNER[32]  thread + 1 holding each peer's link    the adopting worker (cluster issue)
  *  threads   (threadCount × THREAD_WORDS)                      each thread its own record
  *    SEQ BYTES_IN(2) BYTES_OUT(2) MESSAGES_IN(2) CONNECTIONS
@@ -59,6 +60,14 @@ export const Header = {
   BOUND_HTTP_PORT: 17,
   /** 1 while the metadata replica has applied everything it knows committed (and transfers nothing). */
   METADATA_CAUGHT_UP: 18,
+  /**
+   * The op the metadata worker last sent to every shard's copy, published before any reply that
+   * reflects it (a sequence-locked u64): a shard whose copy is behind it holds a connection's next
+   * frame until the copy catches up (client-plane/connection.ts "metadata fence").
+   */
+  METADATA_APPLIED_SEQ: 19,
+  METADATA_APPLIED_LO: 20,
+  METADATA_APPLIED_HI: 21,
   /** 32 words: replica r's connection is on mesh thread REPLICA_OWNER[r] - 1 (0 = not connected). */
   REPLICA_OWNER: 32,
 } as const;
@@ -241,6 +250,25 @@ export class StatusTable {
 
   get metadataCaughtUp(): boolean {
     return Atomics.load(this.words, Header.METADATA_CAUGHT_UP) === 1;
+  }
+
+  /** Single writer (the metadata worker): the op of the last commit or snapshot it sent to the shards. */
+  publishMetadataApplied(op: bigint): void {
+    const w = this.words;
+    Atomics.add(w, Header.METADATA_APPLIED_SEQ, 1);
+    storeU64(w, Header.METADATA_APPLIED_LO, op);
+    Atomics.add(w, Header.METADATA_APPLIED_SEQ, 1);
+  }
+
+  /** Read on every client frame a shard pulls: no closure, no retry helper. */
+  metadataApplied(): bigint {
+    const w = this.words;
+    for (let attempt = 0; ; attempt++) {
+      const before = Atomics.load(w, Header.METADATA_APPLIED_SEQ);
+      const lo = Atomics.load(w, Header.METADATA_APPLIED_LO);
+      const hi = Atomics.load(w, Header.METADATA_APPLIED_HI);
+      if (((before & 1) === 0 && Atomics.load(w, Header.METADATA_APPLIED_SEQ) === before) || attempt >= SEQLOCK_RETRIES) return joinWords(lo, hi);
+    }
   }
 
   metadata(): { view: number; status: MetadataStatusName; primary: number; commit: bigint } {
