@@ -6,7 +6,7 @@
  * no node exited on its own, every acknowledged message is on every node, and no process grew
  * beyond the bound. The nodes run the compiled server: `npm run build` first.
  */
-import { GROWTH_FLOOR_MIB, GROWTH_RATIO, runSoak } from '../test/support/soak/run.js';
+import { GROWTH_FLOOR_MIB, GROWTH_RATIO, WARM_TRAFFIC_MINUTES, runSoak } from '../test/support/soak/run.js';
 
 const USAGE = 'usage: npm run soak -- [--minutes N] [--fault-every-s S] [--rate MSGS_PER_S]';
 
@@ -29,7 +29,7 @@ async function main(): Promise<number> {
   const flags = parse(process.argv.slice(2));
   const log = (line: string): void => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
   log(`soak: 3 nodes, ${flags.minutes} min, ${flags.rate} msg/s offered, a restart every ${flags.faultEveryS} s; ` +
-    `growth bound per process after its first minute: +max(${GROWTH_FLOOR_MIB} MiB, ${GROWTH_RATIO * 100} %)`);
+    `growth bound per process after ${WARM_TRAFFIC_MINUTES} minutes of traffic: +max(${GROWTH_FLOOR_MIB} MiB, ${GROWTH_RATIO * 100} %)`);
   const report = await runSoak({ minutes: flags.minutes, faultEveryMs: flags.faultEveryS * 1000, rate: flags.rate, log });
   const minutes = Math.max(1, report.samples.length);
   log(`produced ${report.produced}, consumed ${report.consumed} (${Math.round(report.produced / minutes / 60)} msg/s), ${report.restarts} restarts`);
