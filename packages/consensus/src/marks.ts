@@ -42,6 +42,8 @@ export const Mark = Object.freeze({
   MergeRefusedPipeline: 'merge_refused_pipeline',
   /** Older-log_view headers "committed elsewhere" were kept below the merged window. */
   MergeCommittedElsewhere: 'merge_committed_elsewhere',
+  /** No canonical header above the commit point: the one older-log_view header there was taken. */
+  MergeOlderViewAdopted: 'merge_older_view_adopted',
 
   // --- Finishing a view (§5.6, §5.7).
   /** The primary-elect pulls a missing body from a DVC sender. */

@@ -10,7 +10,9 @@
  *      know where its log ends: a blank head without a nack bit; an older-log_view header
  *      that differs from a known canonical header); abstain outside a sender's window; a nack quorum truncates above commit_max
  *      (and deadlocks at or below it); no usable canonical copy waits for repair (or, once all
- *      n DVCs are in, drops an op nobody holds a body of, and deadlocks otherwise);
+ *      n DVCs are in, drops an op nobody holds a body of, and deadlocks otherwise); with no
+ *      canonical header but one older-log_view header H that its holders plus the nacks make a
+ *      nack quorum against any other op, H is the op there (`olderViewCandidate`);
  *   5. chain the canonical headers from op_head down to max(commit_max, 1);
  *   6. "committed elsewhere": older-log_view headers at or below their sender's commit that the
  *      header list does not cover, kept only when chained to the header above them.
@@ -40,7 +42,8 @@ export type MergePath =
   | 'unservable_truncation'
   | 'commit_point_without_copy'
   | 'log_end_unknown'
-  | 'committed_elsewhere';
+  | 'committed_elsewhere'
+  | 'older_view_adopted';
 
 export interface MergeQuorums {
   readonly viewChange: number;
@@ -97,6 +100,35 @@ function noValidHeader(dvcs: readonly DvcRecord[], op: Op): boolean {
 function logEndUnknown(dvc: DvcRecord): boolean {
   const head = dvc.entries[0];
   return head !== undefined && head.blank && !head.nack && dvc.op > dvc.commit;
+}
+
+/**
+ * Above the commit point, where no canonical sender holds a header: the one header H that the
+ * older-log_view senders hold there (null when none holds one, or two differ), and how many
+ * hold it without a nack bit. A sender of log_view L < canonical that holds H at op never acked
+ * another op X there: X of a view above L it could not have acked (it was never normal in that
+ * view), and X of a view at or below L would be in its log in place of H (an op dropped from the
+ * log of view L never comes back in a later one: every later canonical log descends from it).
+ * So when those holders and the nacks together reach a nack quorum, no op other than H can have
+ * been committed there, and H (committed or not) is a sound choice: taking it is never wrong,
+ * and waiting was forever once every DVC was in (seed 100423 of 5: the canonical senders' lost
+ * tails hold blanks without nacks above the commit point, the only copy is a replica's own
+ * older-view prepare).
+ */
+function olderViewCandidate(dvcs: readonly DvcRecord[], op: Op, canonicalLogView: number): { entry: DvcEntry; holders: number; present: boolean } | null {
+  let found: DvcEntry | null = null;
+  let holders = 0;
+  let present = false;
+  for (const dvc of dvcs) {
+    if (dvc.logView >= canonicalLogView) continue;
+    const e = entryAt(dvc, op);
+    if (e === null || e.blank) continue;
+    if (found !== null && found.checksum !== e.checksum) return null;
+    found = e;
+    if (!e.nack) holders++;
+    if (e.present) present = true;
+  }
+  return found === null ? null : { entry: found, holders, present };
 }
 
 function tally(dvcs: readonly DvcRecord[], op: Op, canonical: DvcEntry | null, canonicalLogView: number): { copies: number; nacks: number; unknownEnds: number } {
@@ -158,6 +190,8 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
   if (opHeadMax === 0) return { kind: 'ready', opHead: 0, commitMax, headers: [], committedElsewhere: [], paths: [] };
 
   const paths = new Set<MergePath>();
+  /** Older-log_view headers taken where no canonical sender holds one (`olderViewCandidate`). */
+  const adopted = new Map<Op, DvcEntry>();
   let opHead = opHeadMax;
   const low = Math.max(commitMax, 1);
   for (let op = low; op <= opHeadMax; op++) {
@@ -192,6 +226,18 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
       opHead = op - 1;
       break;
     }
+    if (!conflict && canon === null && op > commitMax) {
+      const older = olderViewCandidate(dvcs, op, canonicalLogView);
+      if (older !== null && older.present && nacks + older.holders >= q.nack) {
+        // Deviation: upstream counts every older-log_view header as a nack here. That is
+        // unsound when the canonical op is unknown (it may be this very header: merge.test.ts);
+        // counted as "a nack against any other op", the header is the one op that may be
+        // committed, so it is taken (and chained below like any canonical header).
+        adopted.set(op, older.entry);
+        paths.add('older_view_adopted');
+        continue;
+      }
+    }
     if (conflict || canon === null || copies === 0) {
       return dvcs.length < replicaCount ? { kind: 'awaiting_repair', op } : { kind: 'deadlocked', op };
     }
@@ -199,7 +245,7 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
 
   const headers: DvcEntry[] = [];
   for (let op = opHead; op >= low; op--) {
-    const found = canonicalAt(canonical, op);
+    const found = canonicalAt(canonical, op) ?? adopted.get(op) ?? null;
     const header = found === null && op === commitMax ? appliedHere(dvcs, op, self) : found;
     if (header === null && op === commitMax && op === low && (noValidHeader(dvcs, op) || appliedBy(self, op))) break;
     if (header === null || header === 'conflict') return { kind: 'deadlocked', op: opHead };

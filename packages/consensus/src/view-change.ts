@@ -127,6 +127,7 @@ const MERGE_MARKS: Readonly<Record<MergePath, Mark>> = {
   commit_point_without_copy: Mark.MergeCommitPointWithoutCopy,
   log_end_unknown: Mark.MergeLogEndUnknown,
   committed_elsewhere: Mark.MergeCommittedElsewhere,
+  older_view_adopted: Mark.MergeOlderViewAdopted,
 };
 
 /** §5.5 on the primary-elect: merge the recorded DVCs; on Ready, park the log (§5.5 last para). */

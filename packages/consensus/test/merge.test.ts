@@ -208,9 +208,12 @@ describe('merge (§5.5)', () => {
   // nacks truncated the committed op.
   const restartedBackup = (replica: number, holeNack: boolean): DvcRecord => dvc(replica, 1, 6, 4, [blank(6, false), blank(5, holeNack), h(4)]);
 
+  // At 5 the older copy and replica 2's nack bit make a nack quorum against any OTHER op, so the
+  // older copy is the one op that may be committed there: taken (seed 100423 of 5, below). At 6
+  // nobody nacks: the canonical op there may be another one, so the merge waits.
   it('an older log view\'s copy is no nack while the canonical header there is unknown', () => {
     const r = merge([restartedBackup(2, true), dvc(0, 0, 6, 3, chainA(6, 3))], 3, q3);
-    expect(r).toEqual({ kind: 'awaiting_repair', op: 5 });
+    expect(r).toEqual({ kind: 'awaiting_repair', op: 6 });
   });
 
   it('with all n DVCs in and no canonical header, an older log view\'s body blocks the unservable drop', () => {
@@ -246,5 +249,34 @@ describe('merge (§5.5)', () => {
     const r = merge([lostTail, r0, r1], 3, q3, { replica: 0, commitMin: 11 });
     expect(r).toMatchObject({ kind: 'ready', opHead: 12, commitMax: 11 });
     expect(r.kind === 'ready' && r.headers.map((x) => x.op)).toEqual([12]);
+  });
+
+  // Seed 100423 of 5 (partition group 2): every DVC is in. Log view 4 (replicas 1, 3, 4) holds A
+  // up to 5 on replica 1, whose log ends there; replicas 3 and 4 lost their tails after a power
+  // loss (blanks without nacks, reported up to commit + 127). Replica 0 (log view 2) ends at 5;
+  // replica 2 (log view 2, the old primary) holds its own prepares A6, A7. At 6 no canonical
+  // header: the nacks (replicas 0, 1) plus replica 2's older copy are a nack quorum against any
+  // other op, so A6 is the only op that may be committed there. Before, every elect deadlocked at
+  // 6 and views rotated for good. At 8 replica 2's log ends too: three nacks truncate.
+  it('an older log view\'s header, with the nacks a nack quorum against any other op, is taken (seed 100423 of 5)', () => {
+    const lostTail = (replica: number, op: number, commit: number, present4: boolean): DvcRecord =>
+      dvc(replica, 4, op, commit, Array.from({ length: 128 }, (_, i) => (op - i === 4 && present4 ? h(4) : blank(op - i, false))));
+    const dvcs = [
+      dvc(1, 4, 5, 3, [h(5), h(4), blank(3, false)]),
+      lostTail(3, 129, 2, false),
+      lostTail(4, 130, 3, true),
+      dvc(0, 2, 5, 3, [blank(5, true), blank(4, true), blank(3, false)]),
+      dvc(2, 2, 7, 0, chainA(7, 1)),
+    ];
+    const r = merge(dvcs, 5, q5, { replica: 1, commitMin: 3 });
+    expect(r).toMatchObject({ kind: 'ready', opHead: 7, commitMax: 3 });
+    if (r.kind !== 'ready') return;
+    expect(r.headers.map((x) => x.checksum)).toEqual([sum(7, 1), sum(6, 1), sum(5, 1), sum(4, 1)]);
+    expect(r.paths).toContain('older_view_adopted');
+    // Without replica 0's vote (its log end is a nack) only two count against another op: wait.
+    expect(merge(dvcs.filter((d) => d.replica !== 0), 5, q5, { replica: 1, commitMin: 3 })).toEqual({ kind: 'awaiting_repair', op: 6 });
+    // Two older log views that disagree there: no single candidate, nothing is taken.
+    const forked = [...dvcs, dvc(5, 3, 6, 3, [h(6, 2, 1), h(5), h(4), h(3)])];
+    expect(merge(forked, 6, quorums(6), { replica: 1, commitMin: 3 }).kind).not.toBe('ready');
   });
 });

@@ -36,7 +36,7 @@ import { assert } from '@shoal/stdx';
 import {
   type Disk, INDEX_ENTRY_SIZE, PartitionInstaller, PartitionJournal, PartitionStorage, type PartitionStorageOptions, PARTITION_STORAGE_DEFAULTS,
   type RetentionPolicy, type StateOffer, type VsrState, applyRetention, buildPartitionOffer, deleteSegments, parseSegmentFileName,
-  dirname, joinPath, pollParts, removeTreeDurable, writePurgeRecord,
+  type IoResult, joinPath, pollParts, removePartitionDir, writePurgeRecord,
 } from '@shoal/storage';
 import { GroupDriver } from './group-driver.js';
 import { hasJournalLostMarker, journalFilesAbsent, removeJournalLostMarker, writeJournalLostMarker } from './journal-lost-marker.js';
@@ -379,13 +379,21 @@ export class PartitionDriver extends GroupDriver {
     this.#journal.close();
   }
 
-  /** The partition was deleted: closed without a flush, files closed, its directory removed. */
-  destroy(): void {
+  /**
+   * The partition was deleted: closed without a flush, files closed, its directory removed
+   * (`removePartitionDir`: renamed to a tombstone, then `rm -r`). A disk error on the way does not
+   * stop the replica: the deletion is committed, the files hold nothing the cluster needs, and
+   * what is left is finished later (a re-creation of the same ids, or the boot sweep). It is
+   * reported (`partition_delete_deferred`) and returned.
+   */
+  destroy(): IoResult<void> {
     this.shut();
     this.#staging.abortAll();
     this.#storage.close();
     this.#journal.close();
-    removeTreeDurable(this.#options.disk, this.dir);
+    const removed = removePartitionDir(this.#options.disk, this.dir);
+    if (!removed.ok) this.hooks.event?.('partition_delete_deferred', removed.error.message);
+    return removed;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -790,13 +798,10 @@ function recreate(disk: Disk, storage: PartitionStorage, options: PartitionStora
   const stale = storage.purgeRecord.createdRevision !== 0n || storage.log.nextOffset > 0 || disk.stat(joinPath(storage.dir, 'superblock.a')) !== null
     || disk.stat(joinPath(storage.dir, 'superblock.b')) !== null;
   storage.close();
-  try {
-    if (stale) {
-      disk.removeTree(storage.dir);
-      disk.fsyncDir(dirname(storage.dir));
-    }
-  } catch (error) {
-    return `recreate: ${(error as Error).message}`;
+  if (stale) {
+    // As a deletion does (partition-removal.ts): never half-removed under the live name.
+    const removed = removePartitionDir(disk, storage.dir);
+    if (!removed.ok) return `recreate: ${removed.error.message}`;
   }
   const reopened = openStorage(disk, storage.dir, options);
   if (typeof reopened === 'string') return reopened;

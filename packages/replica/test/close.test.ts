@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildBatch, createStreamCommand, Operation } from '@shoal/protocol';
+import { sweepDeletedPartitions, tombstoneOf } from '@shoal/storage';
 import type { MetadataDriver, PartitionDriver } from '../src/index.js';
 import { type CountingDisk, type Harness, metadataHarness, partitionHarness } from './support/harness.js';
 
@@ -116,5 +117,27 @@ describe('driver close: no input after the files closed', () => {
     expect(again.storage.log.nextOffset).toBe(stored);
     h.tick(400);
     expect(again.storage.log.nextOffset).toBe(12);
+  });
+
+  // Once a crash (seed 200319 of 5): an injected ENOSPC escaped from the `rm -r` of a deleted
+  // partition. A deletion's disk error is returned and reported, the replica keeps running, and
+  // the directory's name is whole or free (partition-removal.ts).
+  it('partition: destroy returns a disk error instead of throwing; the tombstone is swept later', () => {
+    const h = partitionHarness(3, { messagesRequiredToSave: 1 });
+    h.tick(5);
+    for (let i = 1; i <= 3; i++) h.driver(0).onRequest(sendMessages(BigInt(i), i, 300 + i));
+    h.tick(5);
+    const backup = h.driver(1);
+    const disk = diskOf(h, 1).inner;
+    // rename and its fsync go through; the rm -r fails.
+    disk.failNext('ENOSPC', 1, 2);
+    const removed = backup.destroy();
+    expect(removed.ok).toBe(false);
+    if (!removed.ok) expect(removed.error.code).toBe('ENOSPC');
+    expect(backup.fatal).toBeNull();
+    expect(disk.stat(backup.dir)).toBeNull();
+    expect(disk.stat(tombstoneOf(backup.dir))?.kind).toBe('directory');
+    expect(sweepDeletedPartitions(disk, '/data')).toEqual({ ok: true, value: [tombstoneOf(backup.dir)] });
+    expect(disk.stat(tombstoneOf(backup.dir))).toBeNull();
   });
 });

@@ -12,7 +12,7 @@ import {
   type AppliedOp, type InstalledSnapshot, MetadataDriver, MetadataHost, PartitionDriver, type SessionResult, wipePartition,
 } from '@shoal/replica';
 import type { Prng } from '@shoal/stdx';
-import { DataDirLayout, type SimDisk } from '@shoal/storage';
+import { DataDirLayout, type SimDisk, sweepDeletedPartitions } from '@shoal/storage';
 import { NodeGateway, fakeHash } from './node-gateway.js';
 
 /** What a node needs from the simulation around it. */
@@ -120,6 +120,10 @@ export class SimNode {
     });
     this.#up = true;
     this.#revision = -1n;
+    // Partition directories whose removal a disk error cut short (partition-removal.ts); a sweep
+    // that fails leaves them for the next boot, as the runtime's supervisor does.
+    const swept = sweepDeletedPartitions(this.disk, this.layout.root);
+    if (!swept.ok) env.event(this.index, METADATA_GROUP_ID, 'partition_sweep_deferred', swept.error.message);
     this.#reconcilePartitions();
     return true;
   }

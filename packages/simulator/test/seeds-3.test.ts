@@ -21,6 +21,13 @@ describe('simulator seeds', () => {
     expect(failures(3, [72, 100032, 100472, 100780])).toEqual([]);
   }, 170_000);
 
+  // Once a liveness failure: replica 2 down for good, the metadata merge waited forever at op 15
+  // (the canonical sender's log ends below it; the only header is the older log view's:
+  // merge.ts olderViewCandidate, deviation 25).
+  it('seed 200194 of 3 replicas passes', () => {
+    expect(failures(3, [200194])).toEqual([]);
+  }, 170_000);
+
   it('8 seeds of 1 replica and 8 of 2 replicas pass', () => {
     expect([...failures(1, seedRange(1, 8)), ...failures(2, seedRange(1, 8))]).toEqual([]);
   }, 120_000);

@@ -17,4 +17,23 @@ describe('simulator seeds', () => {
   it('seed 100249 of 5 replicas passes', () => {
     expect(failures(5, [100249])).toEqual([]);
   }, 170_000);
+
+  // Once a crash: an injected ENOSPC escaped from the `rm -r` of a deleted partition at tick 825
+  // (the removal now returns it: storage partition-removal.ts).
+  it('seed 200319 of 5 replicas passes', () => {
+    expect(failures(5, [200319])).toEqual([]);
+  }, 170_000);
+
+  // Once a liveness failure: partition group 2's merge deadlocked in every view with all 5 up
+  // (lost tails left no canonical header above the commit point; the only copy was an older log
+  // view's: merge.ts olderViewCandidate, deviation 25).
+  it('seed 100423 of 5 replicas passes', () => {
+    expect(failures(5, [100423])).toEqual([]);
+  }, 170_000);
+
+  // Once liveness failures of the metadata plane with 2 of 5 down for good, the same merge wait:
+  // the only header above the commit point was an older log view's (deviation 25).
+  it('seeds 100275 and 461 of 5 replicas pass', () => {
+    expect(failures(5, [100275, 461])).toEqual([]);
+  }, 170_000);
 });

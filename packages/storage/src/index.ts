@@ -15,6 +15,7 @@ export {
   TMP_SUFFIX, readWholeFile, readAll, writeFileAtomic, mkdirDurable, removeTreeDurable, unlinkIfPresent, sweepTmpFiles,
   preallocateZeros,
 } from './durable-file.js';
+export { DELETED_SUFFIX, removePartitionDir, sweepDeletedPartitions, tombstoneOf } from './partition-removal.js';
 export { xxh3OfFileRange, xxh3OfParts, FILE_HASH_CHUNK } from './file-hash.js';
 export {
   type VsrState, VSR_STATE_SIZE, VSR_STATE_NO_LOG_HEAD_SIZE, VSR_STATE_LEGACY_SIZE, VSR_STATE_LAYOUT, encodeVsrState, decodeVsrState,

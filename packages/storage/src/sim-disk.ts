@@ -17,7 +17,7 @@
  *   - bit flip on read         one bit of the bytes handed to the caller (the stored bytes stay);
  *   - misdirected write        the bytes land at another position (± k × 512) of the same file.
  * Plus deterministic hooks for tests: `crashAfter(n)` (the n-th next mutating call throws
- * `SimulatedCrash` and the disk halts until `crash()`), `failNext(code)` (environment errors),
+ * `SimulatedCrash` and the disk halts until `crash()`), `failNext(code, count, after)` (environment errors),
  * `capacityBytes` (ENOSPC), `corruptAtRest` (bit rot of durable bytes).
  *
  * The fault budget lets the simulator keep at most f replicas corrupted: it gives each replica's
@@ -176,7 +176,7 @@ export class SimDisk implements Disk {
   #mutatingOps = 0;
   #crashCountdown: number | null = null;
   #halted = false;
-  #failures: { code: DiskErrorCode; count: number } | null = null;
+  #failures: { code: DiskErrorCode; count: number; after: number } | null = null;
   #crashes = 0;
 
   constructor(options: SimDiskOptions) {
@@ -238,9 +238,10 @@ export class SimDisk implements Disk {
     this.#crashCountdown = n;
   }
 
-  /** The next `count` mutating calls throw DiskError(code) without effect. */
-  failNext(code: DiskErrorCode, count = 1): void {
-    this.#failures = { code, count };
+  /** The next `count` mutating calls (after the next `after`, which run) throw DiskError(code) without effect. */
+  failNext(code: DiskErrorCode, count = 1, after = 0): void {
+    assert(Number.isInteger(after) && after >= 0, 'SimDisk.failNext: after must be >= 0');
+    this.#failures = { code, count, after };
   }
 
   /**
@@ -624,7 +625,9 @@ export class SimDisk implements Disk {
         throw new SimulatedCrash(`crash point before ${syscall} ${path}`);
       }
     }
-    if (this.#failures !== null) {
+    if (this.#failures !== null && this.#failures.after > 0) {
+      this.#failures.after--;
+    } else if (this.#failures !== null) {
       const failure = this.#failures;
       failure.count--;
       if (failure.count <= 0) this.#failures = null;

@@ -25,7 +25,7 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createMesh, meshEndpoints, type Mesh } from '@shoal/ring';
-import { RealDisk, identityFor, openDataDir, wipeDataDir } from '@shoal/storage';
+import { RealDisk, identityFor, openDataDir, sweepDeletedPartitions, wipeDataDir } from '@shoal/storage';
 import { renderConfig, type ShoalConfig } from '../config/index.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { LOG_FILE_NAME, LogFile, rotateLogs } from '../log/log-file.js';
@@ -263,6 +263,10 @@ export class Supervisor {
     const opened = openDataDir(disk, root, identityFor(config.cluster.name, config.node.replicaId));
     if (!opened.ok) this.fatal('data_dir_refused', opened.error.message);
     if (opened.value.created) this.#log.info('data directory created', { path: root });
+    // Deleted partitions whose directory removal a disk error cut short (partition-removal.ts).
+    const swept = sweepDeletedPartitions(disk, root);
+    if (!swept.ok) this.#log.warn('deleted partition directories left for the next boot', { error: swept.error.message });
+    else if (swept.value.length > 0) this.#log.info('deleted partition directories removed', { paths: swept.value });
   }
 
   /** `[tcp.tls]` material for the shards (after the data directory exists: a self-signed pair lives there). */

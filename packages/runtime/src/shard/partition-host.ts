@@ -490,7 +490,10 @@ export class PartitionHost implements ForwardOutcomes {
     for (const held of owned.held.splice(0)) {
       this.#o.deliver(held.token, group, codeReply(this.#o.reply, new RequestHeaderView(held.header), ErrorCode.PartitionNotFound), true);
     }
-    owned.driver.destroy();
+    // A disk error on the way is no reason to stop the shard: what is left is finished by a
+    // re-creation of these ids or the next boot's sweep (partition-removal.ts).
+    const removed = owned.driver.destroy();
+    if (!removed.ok) this.#o.log.warn('partition directory removal deferred', { group, error: removed.error.message });
     this.#owned.delete(group);
     this.#primaryLinks.forget(group);
     this.#o.status.retirePartition(group);
