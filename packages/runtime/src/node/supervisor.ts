@@ -483,7 +483,7 @@ export class Supervisor {
       readiness: () => this.#readiness(),
       verifyBearer: (token) => (isStaticToken(token, config.http.metrics.token) ? Promise.resolve('ok') : this.#bearers.check(token)),
       node: async () => this.#nodeSummary(await this.#collectStats(false)),
-      cluster: async () => clusterSummary(config, this.#nodeSummary(await this.#collectStats(false)), (r) => this.#linkUp(r)),
+      cluster: async (bearer) => clusterSummary(config, this.#nodeSummary(await this.#collectStats(false)), (r) => this.#linkUp(r), bearer),
     }, config.http.metrics.enabled ? config.http.metrics.endpoint : null, this.#log.child('http'));
     this.#http = server;
     try {
