@@ -1,7 +1,8 @@
 /**
  * Takes docs/dashboard.png: a local 3-node cluster on ephemeral ports (as `npm start` runs one,
  * through the test cluster helper), a stream with a consumer group and a steady produce for about
- * 20 s, and headless Chromium (Debian's, the page tests' browser) captures node 0's /ui while it runs.
+ * 20 s, and headless Chromium (Debian's, the page tests' browser) captures node 0's /ui while it runs
+ * (opened with a personal access token made by the script, as `/ui/#token=…`).
  *
  *   node --conditions=source --import tsx scripts/dashboard-screenshot.ts [out.png]
  *
@@ -23,8 +24,10 @@ try {
   await client.topic.create({ streamId: 'orders', name: 'shipped', partitionsCount: 1 });
   await client.group.create({ streamId: 'orders', topicId: 'created', name: 'billing' });
   await client.group.join({ streamId: 'orders', topicId: 'created', groupId: 'billing' });
+  // The page's JSON wants a personal access token: one made here, passed as the page's fragment.
+  const token = await client.token.create({ name: 'dashboard-screenshot' });
   const page = await browser.newPage({ viewport: { width: 1280, height: 1300 } });
-  await page.goto(`http://127.0.0.1:${cluster.http[0]}/ui/`);
+  await page.goto(`http://127.0.0.1:${cluster.http[0]}/ui/#token=${encodeURIComponent(token)}`);
   const payload = new Uint8Array(512);
   const started = Date.now();
   let sent = 0;

@@ -162,7 +162,7 @@ function printSummary(config: ShoalConfig, view: ClusterView, root: string): voi
   out(`Try:  npx shoal --tcp-server-address 127.0.0.1:${first?.ports.tcp ?? 8090} -u ${config.root.username} -p ${config.root.password ?? ''} stream create demo`);
   const http = config.cluster.nodes.find((n) => n.replicaId === 0)?.ports.http ?? null;
   if (http !== null) {
-    out(`Dashboard: http://127.0.0.1:${http}/ui`);
+    out(`Dashboard: http://127.0.0.1:${http}/ui (it asks for a personal access token, as the metrics do; open /ui/#token=<token> to pass one)`);
     out(`Metrics want a personal access token: npx shoal --tcp-server-address 127.0.0.1:${first?.ports.tcp ?? 8090} -u ${config.root.username} -p … pat create metrics unlimited,`);
     out(`then curl -H 'Authorization: Bearer <token>' http://127.0.0.1:${http}/metrics`);
   }

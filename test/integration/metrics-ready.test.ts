@@ -99,9 +99,11 @@ describe('metrics and /ready on a single node', () => {
     expect(page.url).toBe(`${base}/ui/`);
     expect(await page.text()).toContain('<script src="uPlot.iife.min.js"');
     for (const asset of ['app.js', 'view.js', 'app.css', 'uPlot.iife.min.js', 'uPlot.min.css']) expect((await get(`${base}/ui/${asset}`)).status).toBe(200);
-    for (const path of ['/ui/..%2f..%2fpackage.json', '/ui/../../package.json', '/ui/api.js', '/ui/dist/app.js', '/nope', '/api/v1/nope']) {
+    for (const path of ['/ui/..%2f..%2fpackage.json', '/ui/../../package.json', '/ui/api.js', '/ui/dist/app.js', '/nope']) {
       expect((await get(`${base}${path}`)).status).toBe(404);
     }
+    // Under /api/v1/ the bearer comes first: no path is revealed without one.
+    expect((await get(`${base}/api/v1/nope`)).status).toBe(401);
     expect((await fetch(`${base}/metrics`, { method: 'POST', body: 'x' })).status).toBe(405);
     // A request line no HTTP parser accepts: the connection is answered 400 and closed.
     const answer = await new Promise<string>((resolve) => {
@@ -206,6 +208,36 @@ describe('metrics and /ready on a single node', () => {
     // The probes and the dashboard's page stay open (a load balancer has no token).
     expect((await get(`http://${server.http.host}:${server.http.port}/ready`)).status).toBe(200);
   });
+
+  it('wants the same bearer on the dashboard JSON (/api/v1/*), and refuses a deleted token', async () => {
+    const base = `http://${server.http.host}:${server.http.port}`;
+    const paths = ['/api/v1/node', '/api/v1/cluster'];
+    for (const path of paths) {
+      for (const headers of [{}, { authorization: 'Bearer not-a-token' }, { authorization: 'Basic aWdneTppZ2d5' }]) {
+        const response = await fetch(`${base}${path}`, { headers });
+        expect(response.status, path).toBe(401);
+        expect(response.headers.get('www-authenticate')).toBe('Bearer realm="shoal"');
+        expect(await response.text()).not.toContain('orders');
+      }
+    }
+    const token = await client.token.create({ name: 'dashboard-api', expiry: 0xFFFF_FFFF_FFFF_FFFFn });
+    // Accepted once the node's shard copies applied its creation (moments after the reply).
+    const node = await waitFor('the token accepted on /api/v1/node', async () => {
+      const response = await scrapeWith(`${base}/api/v1/node`, token);
+      return response.status === 200 ? (await response.json()) as { node: { replicaId: number }; streams: { name: string }[] } : null;
+    }, 15_000, 100);
+    expect(node.streams.map((s) => s.name)).toContain('orders');
+    const cluster = await scrapeWith(`${base}/api/v1/cluster`, token);
+    expect(cluster.status).toBe(200);
+    const body = (await cluster.json()) as { nodes: { self: boolean; reachable: boolean; refused: boolean; summary: unknown }[] };
+    expect(body.nodes).toHaveLength(1);
+    expect(body.nodes[0]).toMatchObject({ self: true, reachable: true, refused: false });
+    expect((await scrapeWith(`${base}/api/v1/nope`, token)).status).toBe(404);
+    await client.token.delete({ name: 'dashboard-api' });
+    for (const path of paths) {
+      await waitFor(`the deleted token refused on ${path}`, async () => (await scrapeWith(`${base}${path}`, token)).status === 401, 15_000, 100);
+    }
+  });
 });
 
 describe('metrics and /ready on a 3-node cluster', () => {
@@ -239,6 +271,15 @@ describe('metrics and /ready on a 3-node cluster', () => {
     // A personal access token made through the primary scrapes every node once it applied it.
     patToken = await scrapeToken(cluster.client());
     for (const id of [0, 1, 2]) expect(metricValue(await scrape(metricsUrl(id), patToken), 'shoal_ready')).toBe(1);
+    // The dashboard's cluster JSON: node 0 forwards the caller's bearer to its peers, which know
+    // the token (every node accepted it above), so all three answer.
+    const answer = await scrapeWith(`http://127.0.0.1:${cluster.http[0]}/api/v1/cluster`, patToken);
+    expect(answer.status).toBe(200);
+    const nodes = ((await answer.json()) as { nodes: { name: string; reachable: boolean; refused: boolean; summary: unknown }[] }).nodes;
+    expect(nodes.map((n) => [n.name, n.reachable, n.refused, n.summary !== null])).toEqual([
+      ['node-0', true, false, true], ['node-1', true, false, true], ['node-2', true, false, true],
+    ]);
+    expect((await fetch(`http://127.0.0.1:${cluster.http[1]}/api/v1/cluster`)).status).toBe(401);
   }, 120_000);
 
   it('measures commit and replication round trips on both planes', async () => {

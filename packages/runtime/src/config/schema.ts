@@ -239,7 +239,7 @@ export const KEYS: readonly KeySpec[] = [
   { path: 'http.metrics.endpoint', kind: 'string', default: '/metrics', nonempty: true,
     doc: 'Metrics path.', rules: ['Must start with `/`.'] },
   { path: 'http.metrics.token', kind: 'string', default: '', secret: true, shoal: true,
-    doc: 'A static bearer the metrics endpoint takes besides any personal access token (for a node that cannot have one: a lone node of a cluster that never formed). Empty: personal access tokens only. Prefer the environment (`IGGY_HTTP_METRICS_TOKEN`) to a file.',
+    doc: 'A static bearer the metrics endpoint and the dashboard JSON (`/api/v1/*`) take besides any personal access token (for a node that cannot have one: a lone node of a cluster that never formed). Empty: personal access tokens only. Prefer the environment (`IGGY_HTTP_METRICS_TOKEN`) to a file.',
     rules: ['Empty, or 32 to 512 bytes.'] },
 
   // ── [heartbeat] ─────────────────────────────────────────────────────────────────────────

@@ -1,7 +1,8 @@
 /**
  * Authentication on the HTTP port, as the reference does it for its metrics endpoint
  * (apache/iggy core/server/src/http/metrics.rs, extractor.rs): the scraper presents
- * `Authorization: Bearer <credential>`, any authenticated user may scrape. The reference accepts a
+ * `Authorization: Bearer <credential>`, any authenticated user may scrape. The dashboard's JSON
+ * (`/api/v1/*`) takes the same bearer, as the reference's HTTP API does for all but its probes. The reference accepts a
  * JWT from its REST login or a raw personal access token; Shoal has no REST login, so the
  * credential is a personal access token (made with CreatePersonalAccessToken, `shoal pat create`).
  *

@@ -1,16 +1,19 @@
 /**
  * The node's HTTP port (`http.address`): metrics, probes, the dashboard and its JSON. Read-only.
- * The metrics endpoint wants `Authorization: Bearer <personal access token>`, as the reference's
- * does (http-auth.ts); the rest answers without credentials: bind it to a private interface.
+ * The metrics endpoint and the dashboard's JSON (`/api/v1/*`) want `Authorization: Bearer
+ * <personal access token>`, as the reference's HTTP API does for everything but its probes and
+ * login (http-auth.ts); the probes and the dashboard's static page answer without credentials (a
+ * load balancer has no token; the page asks for one).
  *
  * | path                     | answer                                                            |
  * |--------------------------|-------------------------------------------------------------------|
  * | `http.metrics.endpoint`  | Prometheus text (default `/metrics`; `?gc=1` collects garbage first); bearer PAT, else 401 |
  * | `/ping`, `/live`         | 200 `pong` while the process runs                                 |
  * | `/ready`                 | 200 when this node can serve, else 503; JSON with the failed checks |
- * | `/api/v1/node`           | this node's summary (node/node-api.ts)                            |
- * | `/api/v1/cluster`        | every roster node's summary, fetched by this node                 |
- * | `/ui`, `/ui/…`           | the dashboard (node/ui-assets.ts)                                 |
+ * | `/api/v1/node`           | this node's summary (node/node-api.ts); bearer PAT, else 401      |
+ * | `/api/v1/cluster`        | every roster node's summary, fetched by this node with the caller's bearer; bearer PAT, else 401 |
+ * | `/api/v1/…` (other)      | 404 with a valid bearer, else 401 (no path is revealed without one) |
+ * | `/ui`, `/ui/…`           | the dashboard's static files (node/ui-assets.ts), open            |
  *
  * GET and HEAD only (405 otherwise). A handler that throws answers 500 and logs; it never takes
  * the node down.
@@ -31,11 +34,14 @@ export interface HttpHost {
   /** Is this personal access token valid now? */
   verifyBearer(token: string): Promise<BearerVerdict>;
   node(): Promise<NodeSummary>;
-  cluster(): Promise<ClusterSummary>;
+  /** Every roster node's summary; `bearer` (the caller's, already verified here) goes to the peers. */
+  cluster(bearer: string): Promise<ClusterSummary>;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const AUTH_REALM = 'shoal';
+/** Every path under this prefix wants the bearer, known or not. */
+const API_PREFIX = '/api/v1/';
 
 export class NodeHttpServer {
   readonly #host: HttpHost;
@@ -87,11 +93,12 @@ export class NodeHttpServer {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname;
     if (path === this.#metricsPath) {
-      if (!(await this.#authorized(req, res))) return;
+      if ((await this.#authorized(req, res)) === null) return;
       const body = await this.#host.metrics(url.searchParams.get('gc') === '1');
       res.writeHead(200, { 'content-type': EXPOSITION_CONTENT_TYPE }).end(body);
       return;
     }
+    if (path.startsWith(API_PREFIX)) return this.#api(path, req, res);
     switch (path) {
       case '/ping':
       case '/live':
@@ -102,12 +109,6 @@ export class NodeHttpServer {
         sendJson(res, readiness.ready ? 200 : 503, readiness);
         return;
       }
-      case '/api/v1/node':
-        sendJson(res, 200, await this.#host.node());
-        return;
-      case '/api/v1/cluster':
-        sendJson(res, 200, await this.#host.cluster());
-        return;
       case '/ui':
         res.writeHead(301, { location: '/ui/' }).end();
         return;
@@ -117,18 +118,34 @@ export class NodeHttpServer {
     }
   }
 
-  /** The bearer check of a protected path; false when it answered 401 / 503 itself. */
-  async #authorized(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  /** The dashboard's JSON: the bearer first, then the path. */
+  async #api(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const bearer = await this.#authorized(req, res);
+    if (bearer === null) return;
+    switch (path) {
+      case '/api/v1/node':
+        sendJson(res, 200, await this.#host.node());
+        return;
+      case '/api/v1/cluster':
+        sendJson(res, 200, await this.#host.cluster(bearer));
+        return;
+      default:
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    }
+  }
+
+  /** The bearer check of a protected path: the verified token, or null when it answered 401 / 503 itself. */
+  async #authorized(req: IncomingMessage, res: ServerResponse): Promise<string | null> {
     const token = bearerToken(req.headers.authorization);
     const verdict = token === null ? 'denied' : await this.#host.verifyBearer(token);
-    if (verdict === 'ok') return true;
+    if (verdict === 'ok' && token !== null) return token;
     if (verdict === 'unavailable') {
       res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '1' }).end('cannot check credentials yet\n');
     } else {
       res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': `Bearer realm="${AUTH_REALM}"` })
         .end('a personal access token is required: Authorization: Bearer <token>\n');
     }
-    return false;
+    return null;
   }
 
   #asset(name: string, res: ServerResponse): void {

@@ -4,8 +4,9 @@
  *
  *   GET /api/v1/node      this node: identity, readiness, metadata group, links, traffic,
  *                         consensus groups, streams → topics → partitions, consumer groups with lag
- *   GET /api/v1/cluster   every roster node's /api/v1/node, fetched by this node (1 s each; a node
- *                         that does not answer is listed unreachable), so a browser needs one origin
+ *   GET /api/v1/cluster   every roster node's /api/v1/node, fetched by this node with the caller's
+ *                         bearer (1 s each; a node that does not answer is listed unreachable, one
+ *                         that answers 401 refused), so a browser needs one origin
  *
  * Numbers are JSON numbers (u64 counters stay far below 2^53 in practice); the field list is the
  * `NodeSummary` type below.
@@ -172,8 +173,13 @@ export interface ClusterNodeEntry {
   readonly self: boolean;
   /** This node holds a replica link to it (always true for itself). */
   readonly linkUp: boolean;
-  /** Its /api/v1/node answered. */
+  /** Its /api/v1/node answered (200, or 401 when `refused`). */
   readonly reachable: boolean;
+  /**
+   * It answered 401 to the caller's bearer: it does not know the token (yet: a node accepts a new
+   * token once it applied its creation), or it was deleted.
+   */
+  readonly refused: boolean;
   readonly summary: NodeSummary | null;
   readonly error: string | null;
 }
@@ -187,27 +193,39 @@ export interface ClusterSummary {
 
 const PEER_TIMEOUT_MS = 1000;
 
-/** Every roster node's summary: this one's as given, the others' fetched over HTTP. */
-export async function clusterSummary(config: ShoalConfig, self: NodeSummary, linkUp: (replica: number) => boolean): Promise<ClusterSummary> {
+/**
+ * Every roster node's summary: this one's as given, the others' fetched over HTTP with `bearer`
+ * (the caller's, which this node verified; personal access tokens are cluster-wide metadata).
+ */
+export async function clusterSummary(config: ShoalConfig, self: NodeSummary, linkUp: (replica: number) => boolean, bearer: string): Promise<ClusterSummary> {
   if (!config.cluster.enabled) {
     return {
       self: config.node.replicaId, cluster: null, at: Date.now(),
-      nodes: [{ replicaId: config.node.replicaId, name: config.node.name, http: self.node.http, self: true, linkUp: true, reachable: true, summary: self, error: null }],
+      nodes: [{ replicaId: config.node.replicaId, name: config.node.name, http: self.node.http, self: true, linkUp: true, reachable: true, refused: false, summary: self, error: null }],
     };
   }
   const nodes = await Promise.all(config.cluster.nodes.map(async (n): Promise<ClusterNodeEntry> => {
     const http = n.ports.http === null ? null : `${n.ip}:${n.ports.http}`;
     if (n.replicaId === config.node.replicaId) {
-      return { replicaId: n.replicaId, name: n.name, http: self.node.http ?? http, self: true, linkUp: true, reachable: true, summary: self, error: null };
+      return { replicaId: n.replicaId, name: n.name, http: self.node.http ?? http, self: true, linkUp: true, reachable: true, refused: false, summary: self, error: null };
     }
     const base = { replicaId: n.replicaId, name: n.name, http, self: false, linkUp: linkUp(n.replicaId) };
-    if (http === null) return { ...base, reachable: false, summary: null, error: 'no http port in the roster' };
+    if (http === null) return { ...base, reachable: false, refused: false, summary: null, error: 'no http port in the roster' };
     try {
-      const response = await fetch(`http://${http}/api/v1/node`, { signal: AbortSignal.timeout(PEER_TIMEOUT_MS) });
-      if (!response.ok) return { ...base, reachable: false, summary: null, error: `HTTP ${response.status}` };
-      return { ...base, reachable: true, summary: (await response.json()) as NodeSummary, error: null };
+      const response = await fetch(`http://${http}/api/v1/node`, {
+        headers: { authorization: `Bearer ${bearer}` }, signal: AbortSignal.timeout(PEER_TIMEOUT_MS),
+      });
+      if (response.status === 401) {
+        await response.body?.cancel();
+        return { ...base, reachable: true, refused: true, summary: null, error: 'HTTP 401: it refused the token' };
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        return { ...base, reachable: false, refused: false, summary: null, error: `HTTP ${response.status}` };
+      }
+      return { ...base, reachable: true, refused: false, summary: (await response.json()) as NodeSummary, error: null };
     } catch (error) {
-      return { ...base, reachable: false, summary: null, error: error instanceof Error ? error.message : String(error) };
+      return { ...base, reachable: false, refused: false, summary: null, error: error instanceof Error ? error.message : String(error) };
     }
   }));
   return { self: config.node.replicaId, cluster: config.cluster.name, nodes, at: Date.now() };

@@ -14,7 +14,7 @@
  *          ─▶ shard 0 binds tcp.address, reports the fd ─▶ relayed to shards 1..N-1 ─▶ all ready
  *          ─▶ cluster mode: replica plane started ─▶ one `ready` log line with the bound addresses
  *  run:    GET metrics.endpoint ─▶ stats_request to every worker ─▶ Prometheus text
- *          GET /ready ─▶ the status table (node/readiness.ts); GET /api/v1/*, /ui (node/http-server.ts)
+ *          GET /ready ─▶ the status table (node/readiness.ts); GET /api/v1/* (bearer), /ui (node/http-server.ts)
  *          a worker exits or throws, or reports `fatal` ─▶ fatal log line ─▶ exit(code of reason)
  *  stop:   SIGINT / SIGTERM ─▶ drain every shard (stop accepting, answer in-flight, close
  *          clients; bounded by shutdown_drain_timeout) ─▶ stop every worker (flush, fsync,
@@ -487,7 +487,7 @@ export class Supervisor {
       readiness: () => this.#readiness(),
       verifyBearer: (token) => (isStaticToken(token, config.http.metrics.token) ? Promise.resolve('ok') : this.#bearers.check(token)),
       node: async () => this.#nodeSummary(await this.#collectStats(false)),
-      cluster: async () => clusterSummary(config, this.#nodeSummary(await this.#collectStats(false)), (r) => this.#linkUp(r)),
+      cluster: async (bearer) => clusterSummary(config, this.#nodeSummary(await this.#collectStats(false)), (r) => this.#linkUp(r), bearer),
     }, config.http.metrics.enabled ? config.http.metrics.endpoint : null, this.#log.child('http'));
     this.#http = server;
     try {

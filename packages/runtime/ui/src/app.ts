@@ -4,6 +4,11 @@
  * point to the throughput chart (uPlot, loaded as a global by index.html from the node itself).
  * Rates are differences between two answers: messages appended on partition primaries, client
  * bytes received + sent on every node.
+ *
+ * The JSON wants a personal access token as its bearer. The page takes it from a `#token=…`
+ * fragment (read once, then removed from the address bar) or from its form, shown while the
+ * node answers 401, and keeps it in sessionStorage (this tab only). It polls on while refused:
+ * a token just made is accepted by a node moments later, once that node applied its creation.
  */
 /// <reference types="uplot" />
 import type { ClusterJson } from './api.js';
@@ -12,6 +17,7 @@ import { formatCount, partitionRows, renderConsumerGroups, renderGroups, renderN
 const POLL_MS = 1000;
 /** Points kept on the chart (five minutes at one a second). */
 const HISTORY = 300;
+const TOKEN_KEY = 'shoal.dashboard.token';
 
 function element<T extends HTMLElement>(id: string): T {
   const found = document.getElementById(id);
@@ -24,6 +30,48 @@ function tbody(id: string): HTMLTableSectionElement {
   if (body === undefined) throw new Error(`dashboard: #${id} has no tbody`);
   return body;
 }
+
+/** The bearer: sessionStorage when the browser allows it, else this page's memory. */
+class TokenStore {
+  #memory: string | null = null;
+
+  get(): string | null {
+    try {
+      return sessionStorage.getItem(TOKEN_KEY) ?? this.#memory;
+    } catch {
+      return this.#memory;
+    }
+  }
+
+  set(token: string | null): void {
+    this.#memory = token;
+    try {
+      if (token === null) sessionStorage.removeItem(TOKEN_KEY);
+      else sessionStorage.setItem(TOKEN_KEY, token);
+    } catch {
+      // Storage refused (privacy settings): the token lives as long as the page.
+    }
+  }
+
+  /** A `#token=…` fragment: stored, then taken out of the address bar (and so out of the history). */
+  takeFromFragment(): void {
+    // Split by hand, not URLSearchParams: that reads a pasted `+` as a space.
+    const parts = location.hash.slice(1).split('&');
+    const found = parts.find((p) => p.startsWith('token='));
+    if (found === undefined) return;
+    let token = found.slice('token='.length);
+    try {
+      token = decodeURIComponent(token);
+    } catch {
+      // Not percent-encoded: taken as written.
+    }
+    if (token.trim() !== '') this.set(token.trim());
+    const rest = parts.filter((p) => !p.startsWith('token=')).join('&');
+    history.replaceState(history.state, '', `${location.pathname}${location.search}${rest === '' ? '' : `#${rest}`}`);
+  }
+}
+
+type AuthState = 'ok' | 'required' | 'refused';
 
 interface Sample {
   readonly at: number;
@@ -38,24 +86,73 @@ class Dashboard {
   readonly #megabytes: number[] = [];
   #previous: Sample | null = null;
   #chart: uPlot | null = null;
+  readonly #tokens = new TokenStore();
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #polling = false;
 
   start(): void {
+    this.#tokens.takeFromFragment();
+    element<HTMLFormElement>('auth-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      const input = element<HTMLInputElement>('token-input');
+      const token = input.value.trim();
+      if (token === '') return;
+      this.#tokens.set(token);
+      input.value = '';
+      this.#pollNow();
+    });
+    element('forget-token').addEventListener('click', () => {
+      this.#tokens.set(null);
+      this.#pollNow();
+    });
     void this.#poll();
   }
 
+  #pollNow(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (!this.#polling) void this.#poll();
+  }
+
   async #poll(): Promise<void> {
+    this.#polling = true;
     const pill = element('connection');
+    const token = this.#tokens.get();
     try {
-      const response = await fetch('/api/v1/cluster', { cache: 'no-store' });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      this.#render((await response.json()) as ClusterJson);
-      pill.textContent = 'live';
-      pill.className = 'pill ok';
+      const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
+      const response = await fetch('/api/v1/cluster', { cache: 'no-store', headers });
+      if (response.status === 401) {
+        this.#auth(token === null ? 'required' : 'refused');
+        pill.textContent = token === null ? 'token required' : 'token refused';
+        pill.className = 'pill bad';
+      } else {
+        if (!response.ok) throw new Error(`HTTP ${response.status}${response.status === 503 ? ' (the node cannot check tokens yet)' : ''}`);
+        this.#render((await response.json()) as ClusterJson);
+        this.#auth('ok');
+        pill.textContent = 'live';
+        pill.className = 'pill ok';
+      }
     } catch (error) {
       pill.textContent = `node unreachable: ${error instanceof Error ? error.message : String(error)}`;
       pill.className = 'pill bad';
     }
-    setTimeout(() => void this.#poll(), POLL_MS);
+    this.#polling = false;
+    this.#timer = setTimeout(() => void this.#poll(), POLL_MS);
+  }
+
+  /** The token form while the node refuses the request; hidden (and the data shown) once it answers. */
+  #auth(state: AuthState): void {
+    const previous = document.body.dataset['auth'];
+    document.body.dataset['auth'] = state;
+    element('auth').hidden = state === 'ok';
+    element('forget-token').hidden = state !== 'ok';
+    if (state === previous) return;
+    element('auth-message').textContent = state === 'required'
+      ? 'This node wants a personal access token to show the cluster.'
+      : state === 'refused'
+        ? 'This node refused the token: unknown, expired or deleted (a new one is accepted moments after it is made). Enter another.'
+        : '';
+    if (state !== 'ok') element<HTMLInputElement>('token-input').focus();
   }
 
   #render(cluster: ClusterJson): void {

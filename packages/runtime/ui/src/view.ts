@@ -63,6 +63,7 @@ export function renderNodes(tbody: HTMLTableSectionElement, cluster: ClusterJson
     const ready: Cell = s === null ? { text: 'unknown', className: 'muted' }
       : s.ready ? { text: 'ready', className: 'ok' } : { text: `not ready (${s.readinessFailed.join(', ')})`, className: 'bad' };
     const reachable: Cell = n.self ? { text: 'this node', className: 'ok' }
+      : n.refused ? { text: 'refused the token', className: 'bad', title: 'it answered 401: it does not know this token (yet), or it was deleted' }
       : n.reachable ? { text: n.linkUp ? 'yes (replica link up)' : 'HTTP only (replica link down)', className: n.linkUp ? 'ok' : 'warn' }
         : { text: 'unreachable', className: 'bad', title: n.error ?? '' };
     return row([
@@ -70,7 +71,7 @@ export function renderNodes(tbody: HTMLTableSectionElement, cluster: ClusterJson
       { text: s === null ? '—' : formatCount(s.traffic.connections), className: 'num' },
       s === null ? '—' : `${s.metadata.view} / ${formatCount(s.metadata.commit)}`,
       s === null ? '—' : formatDuration(s.node.uptimeSeconds),
-    ], { node: n.name, ready: String(s?.ready ?? false), reachable: String(n.reachable) });
+    ], { node: n.name, ready: String(s?.ready ?? false), reachable: String(n.reachable), refused: String(n.refused) });
   }));
 }
 
