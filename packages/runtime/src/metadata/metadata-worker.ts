@@ -45,7 +45,7 @@ import { PRIMARY_UNREACHABLE_EVENT, primaryLinkWatch, type PrimaryLinkWatch } fr
 
 const TICK_MS = 10;
 /** Metadata-group events worth an info line (rare: a view change, a transfer). */
-const LOGGED_EVENTS = new Set(['view_change', 'view_start', 'view_adopt', 'probe', 'state_transfer', 'journal_truncated']);
+const LOGGED_EVENTS = new Set(['view_change', 'view_start', 'view_adopt', 'dvc', 'probe', 'state_transfer', 'journal_truncated']);
 
 class MetadataWorker {
   readonly #rt: WorkerRuntime;
