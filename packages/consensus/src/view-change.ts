@@ -95,6 +95,7 @@ export function maybeSendDoViewChange(c: Core): void {
   }
   const own = buildOwnDvc(c);
   c.vc.sentDvc = true;
+  c.event('dvc', `sent view ${c.view} to replica ${c.primaryIndex()} op=${c.op} commit=${c.commitMax}`);
   broadcastGated(c, own.frame);
   c.timers.doViewChangeMessage.start();
   if (c.primaryIndex() === c.self) {
@@ -116,7 +117,10 @@ export function onDoViewChange(c: Core, frame: Uint8Array): string | null {
   if (c.primaryIndex() !== c.self) return null;
   if (c.status !== 'view_change') return c.drop(Command.DoViewChange, h.replica, Drop.DvcNotInViewChange);
   if (!c.vc.dvcs.has(c.self) && (!c.journalIncomplete || c.votesBlind)) c.vc.dvcs.set(c.self, buildOwnDvc(c).record);
-  if (!c.vc.dvcs.has(h.replica)) c.vc.dvcs.set(h.replica, record);
+  if (!c.vc.dvcs.has(h.replica)) {
+    c.vc.dvcs.set(h.replica, record);
+    c.event('dvc', `received view ${c.view} from replica ${h.replica} (${c.vc.dvcs.size} of ${c.quorums.viewChange})`);
+  }
   if (c.vc.dvcs.size >= c.quorums.viewChange && !c.vc.decided) tryMerge(c);
   return null;
 }

@@ -49,7 +49,7 @@ import { PRIMARY_UNREACHABLE_EVENT, primaryLinkWatch, type PrimaryLinkWatch } fr
 
 const TICK_MS = 10;
 /** Metadata-group events worth an info line (rare: a view change, a transfer). */
-const LOGGED_EVENTS = new Set(['view_change', 'view_start', 'view_adopt', 'probe', 'state_transfer', 'journal_truncated']);
+const LOGGED_EVENTS = new Set(['view_change', 'view_start', 'view_adopt', 'dvc', 'probe', 'state_transfer', 'journal_truncated']);
 
 class MetadataWorker {
   readonly #rt: WorkerRuntime;
@@ -146,8 +146,16 @@ class MetadataWorker {
       hooks: {
         fatal: (reason, detail) => rt.fatal(driverFatalReason(reason), detail),
         applied: (op) => this.#broadcastCommit(op),
-        committed: () => {
+        committed: (op, operation) => {
           this.#commits += 1;
+          // A Register never reaches the state machine (the core's client table takes it), so no
+          // `applied` reports it; the shards' copies still advance past it. Their `appliedOp` is
+          // the fence a forwarded partition request waits on: a node whose copy was seeded from a
+          // snapshot (a restart: commit_min counts the Registers) forwards with a higher op than
+          // a copy fed only by `applied` ever reaches, and the partition primary held every
+          // forwarded write until the next non-Register metadata op (the soak's write stall).
+          // During the boot replay (inside open, #driver still null) the snapshot covers it.
+          if (operation === Operation.Register && this.#driver !== null) this.#broadcastRegister(op);
         },
         sessionResult: (result) => this.#onSessionResult(result),
         installed: (installed) => {
@@ -340,6 +348,15 @@ class MetadataWorker {
     // reply and opens another connection, on another shard, must find the op there too.
     this.#rt.status.publishMetadataApplied(BigInt(op.op));
     if (op.operation === Operation.Logout) this.#tokenOfClient.delete(op.client);
+  }
+
+  /** A committed Register to every shard: their copies change nothing but their applied op. */
+  #broadcastRegister(op: number): void {
+    for (let shard = 0; shard < this.#shardCount; shard++) {
+      this.#channels.send(shardThread(shard), {
+        kind: 'metadata_commit', op: BigInt(op), operation: Operation.Register, timestamp: 0n, userId: 0, client: 0n, body: new Uint8Array(0),
+      });
+    }
   }
 
   /** The whole catalog to every shard (boot, and after a state-transfer install). */

@@ -5,8 +5,10 @@
  * then every committed op in op order (`metadata_commit`). Applying the same committed ops to
  * the same snapshot gives the same state: the state machine is deterministic.
  *
- * Register commits change nothing here (the client table is the consensus core's); a Logout
- * drops the client from consumer groups, exactly as the metadata worker's own state does.
+ * Register commits change nothing here (the client table is the consensus core's) but still
+ * advance `appliedOp` (the worker sends them from its `committed` hook, as no state-machine apply
+ * reports them); a Logout drops the client from consumer groups, exactly as the metadata
+ * worker's own state does.
  *
  * `appliedOp` is the fence used across threads: a request forwarded by another shard carries the
  * op its sender had applied, and the owner acts on it only once its own copy has caught up (so a

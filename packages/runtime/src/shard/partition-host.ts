@@ -92,6 +92,20 @@ interface Owned {
 /** Where a request for an owned partition runs: this replica, or the primary on another node. */
 const LOCAL = -1;
 
+/**
+ * Partition-group view events logged at info (one line each, with group, replica and the core's
+ * detail: view, op, peer), so a stalled group is diagnosable without debug: the view change
+ * entered or escalated, DoViewChange sent and received, the view started or adopted, probing,
+ * hand-back, state transfer. Everything else stays at debug.
+ */
+const LOGGED_EVENTS = new Set(['view_change', 'view_start', 'view_adopt', 'dvc', 'probe', 'state_transfer', 'journal_truncated']);
+const LOGGED_MARKS = ['hand_back_', 'probe_from_primary', 'probe_joins_view_change', 'probe_newer_view', 'probe_give_up'];
+
+function loggedEvent(name: string, detail: string): boolean {
+  if (LOGGED_EVENTS.has(name)) return true;
+  return name === 'mark' && LOGGED_MARKS.some((m) => detail.startsWith(m));
+}
+
 /** One retention pass per partition per minute (the reference cleaner's default interval). */
 export const RETENTION_INTERVAL_MS = 60_000;
 
@@ -290,7 +304,10 @@ export class PartitionHost implements ForwardOutcomes {
   tick(): void {
     this.#primaryLinks.tick();
     for (const [group, owned] of this.#owned) {
-      if (this.#primaryLinks.check(group, owned.driver)) this.events.add('partition', PRIMARY_UNREACHABLE_EVENT);
+      if (this.#primaryLinks.check(group, owned.driver)) {
+        this.events.add('partition', PRIMARY_UNREACHABLE_EVENT);
+        this.#o.log.info('partition group', { group, replica: this.#o.config.node.replicaId, event: PRIMARY_UNREACHABLE_EVENT, view: owned.driver.replica.role.view });
+      }
       owned.driver.tick();
     }
   }
@@ -308,6 +325,11 @@ export class PartitionHost implements ForwardOutcomes {
     owned.primary = role.primary;
     owned.acting = role.acting;
     this.#o.status.publishPartitionRole(group, role.view, role.primary);
+    const r = owned.driver.replica.role;
+    this.#o.log.info('partition role', {
+      group, replica: this.#o.config.node.replicaId, view: role.view, status: r.status,
+      primary: role.primary === NO_PRIMARY ? null : role.primary, acting: role.acting, ceded: r.ceded,
+    });
   }
 
   /** A replica-plane frame for a group this shard owns (dropped when the partition is unknown here). */
@@ -448,7 +470,8 @@ export class PartitionHost implements ForwardOutcomes {
         },
         event: (name, detail) => {
           this.events.add('partition', name);
-          o.log.debug('partition event', { group, name, detail });
+          if (loggedEvent(name, detail)) o.log.info('partition group', { group, replica: this.#o.config.node.replicaId, event: name, detail });
+          else o.log.debug('partition event', { group, name, detail });
         },
         installed: (installed) => {
           this.events.add('partition', 'state_transfer_installed');
