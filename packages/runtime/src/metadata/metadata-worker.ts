@@ -357,6 +357,8 @@ class MetadataWorker {
         kind: 'metadata_commit', op: BigInt(op), operation: Operation.Register, timestamp: 0n, userId: 0, client: 0n, body: new Uint8Array(0),
       });
     }
+    // Registers are reported after the walk's applies: never publish below an op already out.
+    if (BigInt(op) > this.#rt.status.metadataApplied()) this.#rt.status.publishMetadataApplied(BigInt(op));
   }
 
   /** The whole catalog to every shard (boot, and after a state-transfer install). */
