@@ -171,6 +171,20 @@ export class PartitionDriver extends GroupDriver {
     // An I/O error (EIO, ENOSPC) is the environment failing, not files that contradict each
     // other: a host wipes a refused partition to rebuild it, never one it merely could not write.
     if (typeof opened === 'string') return { ok: false, reason: opened.startsWith(IO_PREFIX) ? 'partition_io' : 'partition_recovery_refused', detail: opened };
+    // `recreate` below destroys the directory: right only for a leftover of an OLDER incarnation
+    // (the partition was deleted and re-created while this replica was away). A directory naming
+    // a NEWER created revision is none: its purge.gen (which carries no checksum) was read
+    // damaged, or the committed metadata is behind an incarnation this replica already hosted.
+    // Either way it may hold ops this replica acknowledged and the view it promised; re-created,
+    // the group booted brand new and voted with an empty log (seed 300962 of 3: a read flipped
+    // bit 5 of byte 12, revision 1 read as 0x2000000001; another op 6 was committed in a view
+    // without the one other holder of the committed op 6). Refused, the host's refusal path
+    // applies (a wipe keeps the superblock: the promised view, the journal marked lost).
+    if (options.createdRevision !== undefined && opened.purgeRecord.createdRevision > options.createdRevision) {
+      const detail = `purge.gen names created revision ${opened.purgeRecord.createdRevision}, above ${options.createdRevision}`;
+      opened.close();
+      return { ok: false, reason: 'partition_recovery_refused', detail };
+    }
     if (options.createdRevision !== undefined && opened.purgeRecord.createdRevision !== options.createdRevision) {
       const fresh = recreate(options.disk, opened, storageOptions, options.createdRevision);
       if (typeof fresh === 'string') {

@@ -301,6 +301,44 @@ describe('partition driver', () => {
     expect(reopened.driver.storage.log.nextOffset).toBe(4);
   });
 
+  // Simulator seed 300962 of 3: a read of replica 1's purge.gen flipped bit 5 of byte 12 (created
+  // revision 1 read as 0x2000000001). The driver took the directory for a deleted incarnation's
+  // leftover and re-created it: superblock, journal and segments gone, the group booted brand new
+  // (the preferred primary's initial view, no journal-lost mark) and voted with an empty log, so
+  // a view without the one other holder of committed op 6 committed another op 6.
+  it('a purge.gen naming a newer created revision refuses the partition; nothing it holds is removed', () => {
+    const h = partitionHarness(3, { messagesRequiredToSave: 1 });
+    h.tick(5);
+    h.driver(0).onRequest(sendMessages(7n, 1n, batch(1), 901));
+    h.settle();
+    h.driver(0).onRequest(sendMessages(7n, 2n, batch(2), 902));
+    h.settle();
+    h.tick(60);
+    const dir = '/data/streams/1/topics/0/partitions/0';
+    const view = h.driver(2).replica.role.view;
+    h.drivers[2] = null; // process kill
+    const disk = h.disks[2] as NonNullable<(typeof h.disks)[2]>;
+    const before = disk.inner.listFiles().filter((f) => f.startsWith(dir)).sort();
+    const logBytes = disk.inner.stat(`${dir}/00000000000000000000.log`)?.size ?? 0;
+    expect(logBytes).toBeGreaterThan(0);
+    disk.inner.corruptAtRest(`${dir}/purge.gen`, 12, 0x20);
+    const options = { ...h.options(2), dir, group: PARTITION_GROUP, identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage: { messagesRequiredToSave: 1 }, createdRevision: 1n };
+    const refused = PartitionDriver.open(options);
+    expect(refused.ok ? 'opened' : refused.reason).toBe('partition_recovery_refused');
+    expect(disk.inner.listFiles().filter((f) => f.startsWith(dir)).sort()).toEqual(before);
+    expect(disk.inner.stat(`${dir}/00000000000000000000.log`)?.size).toBe(logBytes);
+    // The host's refusal path: wiped with its superblock kept, it boots in the view it promised,
+    // its journal marked lost (it abstains, then votes blind), and is refilled from a peer.
+    expect(wipePartition(disk, dir, { generation: 0n, createdRevision: 1n })).toBeNull();
+    const reopened = PartitionDriver.open(options);
+    if (!reopened.ok) throw new Error(reopened.detail);
+    expect(reopened.driver.replica.role.view).toBeGreaterThanOrEqual(view);
+    expect(reopened.driver.replica.role.journalIncomplete).toBe(true);
+    h.drivers[2] = reopened.driver;
+    h.tick(600);
+    expect(reopened.driver.storage.log.nextOffset).toBe(4);
+  });
+
   // Simulator seed 300 of 3: an injected EIO while a new partition's storage was being created
   // came back as partition_recovery_refused, so the host "wiped" a directory that did not exist
   // yet (and threw). An I/O error is partition_io: the process exits and restarts.

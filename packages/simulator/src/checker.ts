@@ -62,6 +62,8 @@ export class Checker {
   readonly #last: Map<bigint, number>[];
   readonly #watermarks: Map<bigint, Watermarks>[];
   readonly #durableView: number[];
+  /** Per node: each partition group's highest durable view at a crash (by history key). */
+  readonly #partitionDurableViews: Map<bigint, number>[];
   readonly #requests = new Map<string, number>();
   readonly shadow = new ShadowModel();
   readonly #predictions = new Map<number, Prediction>();
@@ -75,6 +77,7 @@ export class Checker {
     this.#last = Array.from({ length: replicas }, () => new Map());
     this.#watermarks = Array.from({ length: replicas }, () => new Map());
     this.#durableView = Array.from({ length: replicas }, () => 0);
+    this.#partitionDurableViews = Array.from({ length: replicas }, () => new Map());
   }
 
   fail(message: string): never {
@@ -148,10 +151,22 @@ export class Checker {
   }
 
   /** `node` crashed: remember the view it had made durable. */
-  crashed(node: number, durableView: number): void {
+  crashed(node: number, durableView: number, partitionViews: readonly (readonly [bigint, number])[] = []): void {
     this.#durableView[node] = Math.max(this.#durableView[node] as number, durableView);
+    const views = this.#partitionDurableViews[node] as Map<bigint, number>;
+    for (const [key, view] of partitionViews) views.set(key, Math.max(views.get(key) ?? 0, view));
     (this.#last[node] as Map<bigint, number>).clear();
     (this.#watermarks[node] as Map<bigint, Watermarks>).clear();
+  }
+
+  /**
+   * `node` opened a partition group in `view`: never below a view it had made durable for that
+   * group in an earlier life (a group that forgot its promised view, and with it every op it
+   * acknowledged, booted brand new: seed 300962 of 3).
+   */
+  partitionOpened(node: number, key: bigint, view: number): void {
+    const durable = (this.#partitionDurableViews[node] as Map<bigint, number>).get(key) ?? 0;
+    if (view < durable) this.fail(`replica ${node} group ${key}: opened in view ${view} below its durable view ${durable}`);
   }
 
   /** `node` booted: views never behind the durable one, every recovered journal entry verifies. */

@@ -35,6 +35,8 @@ export interface NodeEnv {
   trace(a: number, b: number, c: number): void;
   /** Disk latency of a completion, in ticks. */
   completionDelay(node: number, completion: Completion): number;
+  /** A partition group opened (`key`: the checker's history key) in `view`. */
+  partitionOpened?(node: number, key: bigint, view: number): void;
 }
 
 interface PartitionEntry {
@@ -126,6 +128,13 @@ export class SimNode {
     if (!swept.ok) env.event(this.index, METADATA_GROUP_ID, 'partition_sweep_deferred', swept.error.message);
     this.#reconcilePartitions();
     return true;
+  }
+
+  /** Each open partition group's durable view (by the checker's history key). */
+  partitionDurableViews(): [bigint, number][] {
+    const views: [bigint, number][] = [];
+    for (const [group, entry] of this.partitions) views.push([this.key(group, entry.createdRevision), entry.driver.replica.role.durableView ?? 0]);
+    return views;
   }
 
   /** Power loss: every in-memory object is gone; the disk keeps what was durable. */
@@ -271,6 +280,7 @@ export class SimNode {
     }
     this.refused.delete(group);
     holder.current = opened.driver;
+    env.partitionOpened?.(this.index, this.key(group, createdRevision), opened.driver.replica.role.view);
     return opened.driver;
   }
 

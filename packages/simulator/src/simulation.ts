@@ -150,6 +150,7 @@ export class Simulation {
       },
       trace: (a: number, b: number, c: number): void => this.trace.mix(a, b, c),
       completionDelay: (node: number, c: Completion): number => this.#completionDelay(node, c),
+      partitionOpened: (node: number, key: bigint, view: number): void => this.checker.partitionOpened(node, key, view),
     };
     const clock = stream(seed, Salt.clock);
     for (let i = 0; i < n; i++) {
@@ -177,7 +178,7 @@ export class Simulation {
       options, nodes: this.nodes, network: this.network, marks: this.marks, trace: this.trace, timeline, faulty: this.#faulty,
       get tick(): number { return sim.#tick; },
       boot: (node: SimNode): void => this.#boot(node),
-      crashing: (node: SimNode, _kind: CrashKind): void => this.checker.crashed(node.index, node.metadata?.replica.role.durableView ?? 0),
+      crashing: (node: SimNode, _kind: CrashKind): void => this.checker.crashed(node.index, node.metadata?.replica.role.durableView ?? 0, node.partitionDurableViews()),
     }, stream(seed, Salt.faults));
   }
 
