@@ -5,11 +5,10 @@
  * a wait past METADATA_FENCE_WAIT_MS runs the frame anyway and says so. Without the fence a login
  * right after CreateUser, on a connection of another shard, meets a copy without the user.
  */
-import { once } from 'node:events';
-import { type AddressInfo, Socket, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Operation, RequestHeaderView, encodeRequestHeader } from '@shoal/protocol';
-import { ClientConnection, METADATA_FENCE_WAIT_MS, type ConnectionHandler } from '../src/client-plane/connection.js';
+import { type ClientConnection, METADATA_FENCE_WAIT_MS, type ConnectionHandler } from '../src/client-plane/connection.js';
+import { closeConnections, loopbackConnection } from './connection-support.js';
 
 const LIMITS = {
   frameSizeMax: 1 << 20, requestsInFlightMax: 8, writeBufferBytesMax: 64 << 20,
@@ -49,28 +48,9 @@ class FakeShard implements ConnectionHandler {
   }
 }
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+afterEach(closeConnections);
 
-async function pair(handler: FakeShard): Promise<{ connection: ClientConnection; peer: Socket }> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const accepted = once(server, 'connection');
-  const peer = new Socket();
-  peer.connect((server.address() as AddressInfo).port, '127.0.0.1');
-  const [socket] = (await accepted) as [Socket];
-  cleanups.push(() => {
-    peer.destroy();
-    socket.destroy();
-    server.close();
-  });
-  const connection = new ClientConnection(socket, { token: 1, slot: 0, clientId: 1 }, LIMITS, handler, { bytesIn: 0, bytesOut: 0 }, 0);
-  connection.start();
-  return { connection, peer };
-}
+const pair = (shard: FakeShard): ReturnType<typeof loopbackConnection> => loopbackConnection(LIMITS, shard);
 
 function frames(...requests: number[]): Buffer {
   return Buffer.concat(requests.map((request) => encodeRequestHeader({

@@ -3,10 +3,8 @@
  * buffers to their pool) runs exactly once, only after the bytes were handed to the socket's
  * write path, and at once on a closed connection. Reusing a buffer earlier would corrupt replies.
  */
-import { once } from 'node:events';
-import { type AddressInfo, Socket, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClientConnection } from '../src/client-plane/connection.js';
+import { closeConnections, loopbackConnection } from './connection-support.js';
 
 const LIMITS = {
   frameSizeMax: 1 << 20, requestsInFlightMax: 8, writeBufferBytesMax: 64 << 20,
@@ -17,28 +15,9 @@ const HANDLER = {
   metadataFence: () => null, metadataReached: () => true, awaitMetadata: () => {}, metadataWaitExpired: () => {},
 };
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+afterEach(closeConnections);
 
-async function pair(): Promise<{ connection: ClientConnection; peer: Socket }> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const accepted = once(server, 'connection');
-  const peer = new Socket();
-  peer.connect((server.address() as AddressInfo).port, '127.0.0.1');
-  const [socket] = (await accepted) as [Socket];
-  cleanups.push(() => {
-    peer.destroy();
-    socket.destroy();
-    server.close();
-  });
-  const connection = new ClientConnection(socket, { token: 1, slot: 0, clientId: 1 }, LIMITS, HANDLER, { bytesIn: 0, bytesOut: 0 }, 0);
-  connection.start();
-  return { connection, peer };
-}
+const pair = (): ReturnType<typeof loopbackConnection> => loopbackConnection(LIMITS, HANDLER);
 
 describe('ClientConnection.sendParts', () => {
   it('runs `written` once, after the parts went out whole, and the peer receives them in order', async () => {
