@@ -23,8 +23,12 @@ class FakeShard implements ConnectionHandler {
   readonly awaiting = new Set<ClientConnection>();
   readonly expired: bigint[] = [];
   readonly holdReads = (): boolean => false;
-  onFrame(_connection: ClientConnection, frame: Uint8Array): void {
-    this.ran.push(new RequestHeaderView(frame).request);
+  /** Runs while a frame is handled (a synchronous answer freeing its slot calls `pump`). */
+  during: ((connection: ClientConnection, request: bigint) => void) | null = null;
+  onFrame(connection: ClientConnection, frame: Uint8Array): void {
+    const request = new RequestHeaderView(frame).request;
+    this.ran.push(request);
+    this.during?.(connection, request);
   }
   onClose(): void {}
   metadataFence(): bigint | null {
@@ -105,6 +109,21 @@ describe('ClientConnection metadata fence', () => {
     expect(shard.awaiting.has(connection)).toBe(true);
     shard.apply(3n);
     expect(shard.ran).toEqual([1n, 2n]);
+  });
+
+  it('keeps order when a frame answered synchronously pumps again inside the loop (a metadata write landed meanwhile)', async () => {
+    const shard = new FakeShard();
+    shard.during = (connection, request) => {
+      if (request !== 1n) return;
+      shard.published = 5n; // another connection's write was answered: the next frames wait for it
+      connection.pump(); // a poll of a local partition answered at once frees its slot
+    };
+    const { connection, peer } = await pair(shard);
+    peer.write(frames(1, 2, 3));
+    await until(() => shard.awaiting.has(connection));
+    expect(shard.ran).toEqual([1n]);
+    shard.apply(5n);
+    expect(shard.ran).toEqual([1n, 2n, 3n]);
   });
 
   it('runs a frame parked past the wait bound on the older copy, with a warning, and reads on', async () => {

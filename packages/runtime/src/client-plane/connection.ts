@@ -120,6 +120,8 @@ export class ClientConnection implements GatewayConnection {
   #parked: Uint8Array | null = null;
   #parkedFence = 0n;
   #parkedSinceMs = -1;
+  /** Inside `pump` (see there). */
+  #pumping = false;
 
   constructor(socket: Socket, ids: { token: number; slot: number; clientId: number }, limits: ConnectionLimits,
     handler: ConnectionHandler, counters: ConnectionCounters, nowMs: number) {
@@ -305,21 +307,17 @@ export class ClientConnection implements GatewayConnection {
 
   /** Pulls frames while the limits allow, then pauses or resumes the socket. */
   pump(): void {
-    if (this.closed) return;
-    if (this.#parked !== null && !this.#runParked()) return;
-    while (this.#mayPull()) {
-      // Re-read each time: the first frame may turn this connection into a channel (new decoder).
-      const frame = this.#decoder.pull();
-      if (frame === null) break;
-      // A forwarding channel's requests carry their own metadata fence (partition-host.ts).
-      const fence = this.#channel ? null : this.#handler.metadataFence();
-      if (fence !== null) {
-        this.#park(frame, fence);
-        break;
-      }
-      this.#handle(frame);
-      if (this.closed) return;
+    // Not re-entrant: a frame answered synchronously (a poll of this shard's partition) frees its
+    // slot inside the loop below, which re-checks every limit after each frame anyway. A nested
+    // pass could pull past a frame it parked and run frames out of order.
+    if (this.closed || this.#pumping) return;
+    this.#pumping = true;
+    try {
+      this.#pull();
+    } finally {
+      this.#pumping = false;
     }
+    if (this.closed) return;
     const decoder = this.#decoder;
     if (decoder.error !== null) {
       this.close(decoder.error);
@@ -336,6 +334,24 @@ export class ClientConnection implements GatewayConnection {
       // The partial frame's clock restarts: its sender was waiting for us, not the other way round.
       if (this.#partialSinceMs >= 0) this.#partialSinceMs = Date.now();
       this.socket.resume();
+    }
+  }
+
+  /** Runs the parked frame if it may run, then frames from the decoder until one parks or a limit stops. */
+  #pull(): void {
+    if (this.#parked !== null && !this.#runParked()) return;
+    while (this.#parked === null && this.#mayPull()) {
+      // Re-read each time: the first frame may turn this connection into a channel (new decoder).
+      const frame = this.#decoder.pull();
+      if (frame === null) return;
+      // A forwarding channel's requests carry their own metadata fence (partition-host.ts).
+      const fence = this.#channel ? null : this.#handler.metadataFence();
+      if (fence !== null) {
+        this.#park(frame, fence);
+        return;
+      }
+      this.#handle(frame);
+      if (this.closed) return;
     }
   }
 
