@@ -22,6 +22,9 @@ parentPort.once('message', () => {
 });
 `;
 
+/** /proc's CPU times count in clock ticks (USER_HZ = 100 on Linux). */
+const CLOCK_TICK_S = 0.01;
+
 describe('per-thread CPU accounting', () => {
   it.runIf(process.platform === 'linux')('charges a busy thread its own CPU and the rest of the process to "other"', async () => {
     const worker = new Worker(BURNER, { eval: true, workerData: { seconds: 0.3 } });
@@ -42,8 +45,11 @@ describe('per-thread CPU accounting', () => {
       expect(shard?.secondsPerMillion).toBeCloseTo(shard?.seconds ?? -1, 9);
       expect(shard?.links).toEqual([1]);
       expect(other?.role).toBe('other');
-      // Named + other = the whole process.
-      expect((shard?.seconds ?? 0) + (other?.seconds ?? 0)).toBeCloseTo(usage.serverSeconds ?? -1, 6);
+      // Named + other = the whole process, to one clock tick: the kernel rounds a thread's times
+      // and the process's sum apart (a busy thread read 0.30 s in a process of 0.29 s once), and
+      // `other` is clamped at 0 rather than negative.
+      expect(Math.abs((shard?.seconds ?? 0) + (other?.seconds ?? 0) - (usage.serverSeconds ?? -1))).toBeLessThanOrEqual(CLOCK_TICK_S + 1e-9);
+      expect(other?.seconds).toBeGreaterThanOrEqual(0);
     } finally {
       await worker.terminate();
     }
