@@ -6,14 +6,22 @@ import { describe, expect, it } from 'vitest';
 import { cpuBetween, cpuSnapshot, threadCpuSeconds } from '../src/cpu.js';
 import { readThreadTable } from '../src/shoal/launcher.js';
 
-/** A worker that burns `seconds` of its OWN thread's CPU (read from /proc/thread-self/stat), then reports its tid. */
+/**
+ * A worker that reports its tid, burns `seconds` of its OWN thread's CPU (read from
+ * /proc/thread-self/stat) when told, and then stays alive until terminated: a `once` listener
+ * would let its loop empty and the thread exit before the test's second snapshot reads it
+ * (CI saw the thread's entry missing once).
+ */
 const BURNER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { readFileSync, readlinkSync } = require('node:fs');
 const link = readlinkSync('/proc/thread-self');
 const tid = Number(link.slice(link.lastIndexOf('/') + 1));
 parentPort.postMessage({ tid });
-parentPort.once('message', () => {
+let burned = false;
+parentPort.on('message', () => {
+  if (burned) return;
+  burned = true;
   const cpu = () => { const f = readFileSync('/proc/thread-self/stat', 'utf8'); const x = f.slice(f.lastIndexOf(')') + 2).split(' '); return (Number(x[11]) + Number(x[12])) / 100; };
   const start = cpu();
   let spin = 0;
