@@ -25,7 +25,8 @@
  * Latency is not modelled here: the driver delays completions if it wants to.
  */
 import { Prng, assert } from '@shoal/stdx';
-import { type Disk, DiskError, type DiskErrorCode, type DiskStat, type Fd, type OpenMode, dirname, normalizePath } from './disk.js';
+import { type Disk, DiskError, type DiskErrorCode, type DiskStat, type Fd, type OpenMode, normalizePath } from './disk.js';
+import { SimNamespace, parentOf } from './sim-namespace.js';
 
 export interface SimDiskFaults {
   /** On crash: probability that a file's last unsynced write persists as a torn prefix. */
@@ -166,8 +167,8 @@ export class SimDisk implements Disk {
   readonly #prng: Prng;
   #faults: SimDiskFaults;
   readonly #capacity: number;
-  #entries = new Map<string, Entry>();
-  #durableEntries = new Map<string, Entry>();
+  #entries = new SimNamespace<Entry>();
+  #durableEntries = new SimNamespace<Entry>();
   #fds = new Map<number, OpenFile>();
   #nextFd = 3;
   #faultLog: SimFaultRecord[] = [];
@@ -260,9 +261,9 @@ export class SimDisk implements Disk {
     const pathOf = new Map<Inode, string>();
     for (const [path, entry] of this.#durableEntries) if (entry.kind === 'file') pathOf.set(entry.inode, path);
     for (const inode of inodes) this.#settleOnCrash(inode, pathOf.get(inode) ?? '?');
-    this.#entries = new Map(this.#durableEntries);
+    this.#entries = new SimNamespace(this.#durableEntries);
     this.#dropOrphans();
-    this.#durableEntries = new Map(this.#entries);
+    this.#durableEntries = new SimNamespace(this.#entries);
     this.#fds.clear();
     this.#halted = false;
     this.#crashCountdown = null;
@@ -382,11 +383,10 @@ export class SimDisk implements Disk {
     const p = normalizePath(path);
     this.#mutation('fsync(dir)', p);
     if (this.#entries.get(p)?.kind !== 'directory') throw new DiskError('ENOENT', 'fsync(dir)', p);
-    const children = new Set<string>();
-    const prefix = p === ROOT ? ROOT : `${p}/`;
-    const isChild = (key: string): boolean => key !== ROOT && key.startsWith(prefix) && key.indexOf('/', prefix.length) === -1;
-    for (const key of this.#entries.keys()) if (isChild(key)) children.add(key);
-    for (const key of this.#durableEntries.keys()) if (isChild(key)) children.add(key);
+    // The volatile children first, then the durable ones gone since (the order the disk has
+    // always applied them in: it decides the durable namespace's order, hence a crash's PRNG use).
+    const children = new Set<string>(this.#entries.childrenOf(p));
+    for (const key of this.#durableEntries.childrenOf(p)) children.add(key);
     for (const child of children) {
       const entry = this.#entries.get(child);
       if (entry === undefined) this.#durableEntries.delete(child);
@@ -403,7 +403,7 @@ export class SimDisk implements Disk {
     this.#requireParentDir(b, 'rename');
     const target = this.#entries.get(b);
     if (entry.kind === 'directory') {
-      if (target !== undefined && (target.kind !== 'directory' || this.#childrenOf(b).length > 0)) {
+      if (target !== undefined && (target.kind !== 'directory' || this.#entries.hasChildren(b))) {
         throw new DiskError('ENOTEMPTY', 'rename', b);
       }
       const moved: [string, Entry][] = [];
@@ -435,7 +435,7 @@ export class SimDisk implements Disk {
     let at = p;
     while (!this.#entries.has(at)) {
       missing.unshift(at);
-      at = dirname(at);
+      at = parentOf(at);
     }
     if (this.#entries.get(at)?.kind !== 'directory') throw new DiskError('ENOTDIR', 'mkdir', at);
     for (const dir of missing) this.#entries.set(dir, { kind: 'directory' });
@@ -448,7 +448,7 @@ export class SimDisk implements Disk {
     const entry = this.#entries.get(p);
     if (entry === undefined) throw new DiskError('ENOENT', 'rmdir', p);
     if (entry.kind !== 'directory') throw new DiskError('ENOTDIR', 'rmdir', p);
-    if (this.#childrenOf(p).length > 0) throw new DiskError('ENOTEMPTY', 'rmdir', p);
+    if (this.#entries.hasChildren(p)) throw new DiskError('ENOTEMPTY', 'rmdir', p);
     this.#entries.delete(p);
   }
 
@@ -467,7 +467,8 @@ export class SimDisk implements Disk {
     const entry = this.#entries.get(p);
     if (entry === undefined) throw new DiskError('ENOENT', 'readdir', p);
     if (entry.kind !== 'directory') throw new DiskError('ENOTDIR', 'readdir', p);
-    return this.#childrenOf(p)
+    return this.#entries
+      .childrenOf(p)
       .map((child) => child.slice(p === ROOT ? 1 : p.length + 1))
       .sort();
   }
@@ -550,7 +551,7 @@ export class SimDisk implements Disk {
       dropped = false;
       for (const key of [...this.#entries.keys()]) {
         if (key === ROOT) continue;
-        if (this.#entries.get(dirname(key))?.kind !== 'directory') {
+        if (this.#entries.get(parentOf(key))?.kind !== 'directory') {
           this.#entries.delete(key);
           dropped = true;
         }
@@ -558,14 +559,8 @@ export class SimDisk implements Disk {
     }
   }
 
-  #childrenOf(dir: string): string[] {
-    const out: string[] = [];
-    for (const key of this.#entries.keys()) if (key !== ROOT && dirname(key) === dir) out.push(key);
-    return out;
-  }
-
   #requireParentDir(path: string, syscall: string): void {
-    const parent = this.#entries.get(dirname(path));
+    const parent = this.#entries.get(parentOf(path));
     if (parent === undefined) throw new DiskError('ENOENT', syscall, path);
     if (parent.kind !== 'directory') throw new DiskError('ENOTDIR', syscall, path);
   }
