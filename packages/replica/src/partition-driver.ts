@@ -55,9 +55,10 @@ export interface PartitionDriverOptions extends DriverOptions {
   /** The topic's storage options (segment size, fsync policy, read-ahead). */
   readonly storage?: Partial<PartitionStorageOptions>;
   /**
-   * The partition's `created_revision` (metadata). A directory left by an earlier incarnation of
-   * the same group (deleted, then re-created) is wiped first; the revision is recorded in
-   * `purge.gen` for the next boot.
+   * The partition's `created_revision` (metadata). A directory whose purge.gen records an older
+   * one (an earlier incarnation of the same group: deleted, then re-created) is wiped first; one
+   * recording none (0: created before hosts passed revisions) adopts it; a newer one is refused.
+   * The revision is recorded in `purge.gen` for the next boot.
    */
   readonly createdRevision?: bigint;
 }
@@ -186,7 +187,12 @@ export class PartitionDriver extends GroupDriver {
       return { ok: false, reason: 'partition_recovery_refused', detail };
     }
     if (options.createdRevision !== undefined && opened.purgeRecord.createdRevision !== options.createdRevision) {
-      const fresh = recreate(options.disk, opened, storageOptions, options.createdRevision);
+      // Revision 0 names no incarnation (a directory created before the host passed revisions,
+      // or one whose purge.gen is still being written): it takes the committed one and keeps
+      // what it holds. Only a recorded OLDER revision marks another incarnation's leftover.
+      const fresh = opened.purgeRecord.createdRevision === 0n
+        ? adoptRevision(options.disk, opened, storageOptions, options.createdRevision)
+        : recreate(options.disk, opened, storageOptions, options.createdRevision);
       if (typeof fresh === 'string') {
         return { ok: false, reason: fresh.startsWith(IO_PREFIX) || fresh.startsWith('recreate:') ? 'partition_io' : 'partition_recovery_refused', detail: fresh };
       }
@@ -803,20 +809,29 @@ function cutLog(disk: Disk, storage: PartitionStorage, options: PartitionStorage
   return openStorage(disk, storage.dir, options);
 }
 
+/** A directory that names no incarnation yet: the committed revision is recorded, nothing removed. */
+function adoptRevision(disk: Disk, storage: PartitionStorage, options: PartitionStorageOptions, createdRevision: bigint): PartitionStorage | string {
+  const generation = storage.purgeRecord.generation;
+  storage.close();
+  try {
+    writePurgeRecord(disk, storage.dir, { generation, createdRevision });
+  } catch (error) {
+    return `recreate: ${(error as Error).message}`;
+  }
+  return openStorage(disk, storage.dir, options);
+}
+
 /**
- * A directory of another incarnation of this group (or none yet): everything is removed, the
- * revision recorded, and the partition reopened empty. A brand-new partition passes through here
- * once (nothing to remove).
+ * A directory of an older incarnation of this group (its purge.gen records an older created
+ * revision: deleted and re-created while this replica was away, or killed between the metadata
+ * commit and the host's removal): everything is removed, the revision recorded, and the
+ * partition reopened empty.
  */
 function recreate(disk: Disk, storage: PartitionStorage, options: PartitionStorageOptions, createdRevision: bigint): PartitionStorage | string {
-  const stale = storage.purgeRecord.createdRevision !== 0n || storage.log.nextOffset > 0 || disk.stat(joinPath(storage.dir, 'superblock.a')) !== null
-    || disk.stat(joinPath(storage.dir, 'superblock.b')) !== null;
   storage.close();
-  if (stale) {
-    // As a deletion does (partition-removal.ts): never half-removed under the live name.
-    const removed = removePartitionDir(disk, storage.dir);
-    if (!removed.ok) return `recreate: ${removed.error.message}`;
-  }
+  // As a deletion does (partition-removal.ts): never half-removed under the live name.
+  const removed = removePartitionDir(disk, storage.dir);
+  if (!removed.ok) return `recreate: ${removed.error.message}`;
   const reopened = openStorage(disk, storage.dir, options);
   if (typeof reopened === 'string') return reopened;
   try {

@@ -339,6 +339,31 @@ describe('partition driver', () => {
     expect(reopened.driver.storage.log.nextOffset).toBe(4);
   });
 
+  // A purge.gen recording created revision 0 names no incarnation (a directory written before
+  // hosts passed revisions, or revision 1 read with bit 0 flipped): it adopts the committed
+  // revision and keeps its log, superblock and view, where a re-create would have wiped them.
+  it('a purge.gen recording no created revision adopts the committed one and keeps everything', () => {
+    const h = partitionHarness(3, { messagesRequiredToSave: 1 });
+    h.tick(5);
+    h.driver(0).onRequest(sendMessages(7n, 1n, batch(1), 901));
+    h.settle();
+    h.tick(60);
+    const dir = '/data/streams/1/topics/0/partitions/0';
+    const view = h.driver(2).replica.role.view;
+    h.drivers[2] = null; // process kill
+    const disk = h.disks[2] as NonNullable<(typeof h.disks)[2]>;
+    const logBytes = disk.inner.stat(`${dir}/00000000000000000000.log`)?.size ?? 0;
+    expect(logBytes).toBeGreaterThan(0);
+    disk.inner.corruptAtRest(`${dir}/purge.gen`, 8, 0x01); // created revision 1 -> 0
+    const options = { ...h.options(2), dir, group: PARTITION_GROUP, identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage: { messagesRequiredToSave: 1 }, createdRevision: 1n };
+    const reopened = PartitionDriver.open(options);
+    if (!reopened.ok) throw new Error(reopened.detail);
+    expect(reopened.driver.storage.purgeRecord.createdRevision).toBe(1n);
+    expect(reopened.driver.storage.log.nextOffset).toBeGreaterThan(0);
+    expect(reopened.driver.replica.role.view).toBeGreaterThanOrEqual(view);
+    expect(disk.inner.stat(`${dir}/00000000000000000000.log`)?.size).toBe(logBytes);
+  });
+
   // Simulator seed 300 of 3: an injected EIO while a new partition's storage was being created
   // came back as partition_recovery_refused, so the host "wiped" a directory that did not exist
   // yet (and threw). An I/O error is partition_io: the process exits and restarts.

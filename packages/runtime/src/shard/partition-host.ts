@@ -485,6 +485,9 @@ export class PartitionHost implements ForwardOutcomes {
       // the peers: probe for the current view instead of leading view 0 with an empty log.
       rejoin: o.config.cluster.enabled && o.config.boot.fresh,
       identity: { streamId: route.streamId, topicId: route.topicId, partitionId: route.partitionId },
+      // A leftover of an older incarnation of these ids (deleted and re-created while this node
+      // was away, or killed between the metadata commit and #destroy) is wiped, never served.
+      createdRevision: route.createdRevision,
       storage: {
         segmentSize: Number(settings.segmentSize),
         enforceFsync: settings.enforceFsync,
