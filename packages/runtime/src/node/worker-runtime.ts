@@ -27,8 +27,8 @@ export interface WorkerControl {
   onAdoptReplica?(replica: number, fd: number, leftover: Uint8Array): void;
   /** TLS: run the replica plane on this thread. */
   onStartReplicaPlane?(): void;
-  /** A personal access token presented on the HTTP port: valid? (shards only; http-auth.ts) */
-  verifyBearer?(token: string): BearerVerdict;
+  /** A personal access token presented on the HTTP port: valid? Answered now or once the metadata copy caught up (shards only; http-auth.ts). */
+  verifyBearer?(token: string, answer: (verdict: BearerVerdict) => void): void;
   stats(): Omit<ThreadStats, 'thread' | 'heap' | 'loopDelay' | 'histograms' | 'nodejs'>;
 }
 
@@ -125,7 +125,8 @@ export class WorkerRuntime {
         void this.#report(m.id, m.gc, control);
         return;
       case 'bearer_request':
-        this.post({ type: 'bearer', id: m.id, verdict: control.verifyBearer?.(m.token) ?? 'unavailable' });
+        if (control.verifyBearer === undefined) this.post({ type: 'bearer', id: m.id, verdict: 'unavailable' });
+        else control.verifyBearer(m.token, (verdict) => this.post({ type: 'bearer', id: m.id, verdict }));
         return;
     }
   }

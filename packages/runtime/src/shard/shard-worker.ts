@@ -42,6 +42,7 @@ import type { BearerVerdict } from '../node/control.js';
 import { WorkerRuntime, type WorkerControl } from '../node/worker-runtime.js';
 import { HashPool } from '../pool/hash-pool.js';
 import { TimedDisk } from '../metrics/timed-disk.js';
+import { BearerWaits } from './bearer-waits.js';
 import { MetadataCopy } from './metadata-copy.js';
 import { PartitionHost, RETENTION_INTERVAL_MS, copyRequest } from './partition-host.js';
 import { shardOfGroup } from './shard-of.js';
@@ -68,6 +69,7 @@ class ShardWorker implements ForwardedRequestSink {
   readonly #links: ReplicaLinks;
   /** Requests waiting for this copy to reach their metadata op (FIFO), with when they arrived. */
   #deferred: Deferred[] = [];
+  readonly #bearers = new BearerWaits();
   readonly #channelServer: ChannelServer;
   #plane: ClientPlane | null = null;
   #listener: ClientListener | null = null;
@@ -216,7 +218,7 @@ class ShardWorker implements ForwardedRequestSink {
       onAdoptReplica: (replica, fd, leftover) => this.#links.adopt(replica, fd, leftover),
       onStartReplicaPlane: () => void this.#startReplicaPlane(),
       stats: () => this.#stats(),
-      verifyBearer: (token) => this.#verifyBearer(token),
+      verifyBearer: (token, answer) => this.#bearers.check(token, this.#metadataFence(), Date.now(), (t) => this.#verifyBearer(t), answer),
     });
     this.#timers.push(setInterval(() => this.#onTick(), TICK_MS));
     this.#timers.push(setInterval(() => this.#onSweep(), SWEEP_MS));
@@ -258,6 +260,7 @@ class ShardWorker implements ForwardedRequestSink {
       this.#partitions.execute((this.#deferred.shift() as Deferred).message);
     }
     this.#plane?.onMetadataChange();
+    this.#bearers.settle(this.#copy.appliedOp, Date.now(), (t) => this.#verifyBearer(t));
     void this.#maybeListen();
   }
 
@@ -353,6 +356,7 @@ class ShardWorker implements ForwardedRequestSink {
   #onTick(): void {
     if (this.#rt.stopped) return;
     this.#partitions.tick();
+    if (this.#bearers.size > 0) this.#bearers.settle(this.#copy.appliedOp, Date.now(), (t) => this.#verifyBearer(t));
     this.#turn.touch();
   }
 
@@ -449,6 +453,12 @@ class ShardWorker implements ForwardedRequestSink {
       rt.post({ type: 'stopped' });
       this.#channels.close();
     });
+  }
+
+  /** The published metadata op while this shard's copy is behind it, else null (bearer-waits.ts). */
+  #metadataFence(): bigint | null {
+    const published = this.#rt.status.metadataApplied();
+    return this.#copy.appliedOp >= published ? null : published;
   }
 
   /** The HTTP port's bearer: a personal access token, checked as a PAT login would (expiry, user status). */
