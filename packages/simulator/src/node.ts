@@ -37,6 +37,8 @@ export interface NodeEnv {
   completionDelay(node: number, completion: Completion): number;
   /** A partition group opened (`key`: the checker's history key) in `view`. */
   partitionOpened?(node: number, key: bigint, view: number): void;
+  /** `node` destroyed a partition group because its deletion (or a re-creation) committed. */
+  partitionDestroyed?(node: number, key: bigint): void;
 }
 
 interface PartitionEntry {
@@ -237,6 +239,7 @@ export class SimNode {
       const route = wanted.get(group);
       if (route !== undefined && route.createdRevision === entry.createdRevision) continue;
       entry.driver.destroy();
+      this.#env.partitionDestroyed?.(this.index, this.key(group, entry.createdRevision));
       this.partitions.delete(group);
     }
     for (const [group, route] of wanted) {

@@ -151,6 +151,7 @@ export class Simulation {
       trace: (a: number, b: number, c: number): void => this.trace.mix(a, b, c),
       completionDelay: (node: number, c: Completion): number => this.#completionDelay(node, c),
       partitionOpened: (node: number, key: bigint, view: number): void => this.checker.partitionOpened(node, key, view),
+      partitionDestroyed: (node: number, key: bigint): void => this.checker.partitionDestroyed(node, key),
     };
     const clock = stream(seed, Salt.clock);
     for (let i = 0; i < n; i++) {
