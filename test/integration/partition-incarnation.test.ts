@@ -4,7 +4,8 @@
  * OLDER incarnation (the topic deleted and re-created under the same ids while the node was away,
  * or the node killed between the metadata commit and the directory's removal) is wiped, never
  * served as the new partition's data; a directory recording none (0: written before the node
- * passed revisions) adopts the committed one and keeps everything.
+ * passed revisions) adopts the committed one and keeps everything; one recording a NEWER revision
+ * than the node's metadata (a boot state behind what the node had applied) is left alone.
  */
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -85,5 +86,30 @@ describe('partition incarnations across a restart', () => {
     expect(createdRevision(leftover)).toBe(revision);
     expect(existsSync(join(legacy, PURGE_GENERATION_FILE_NAME))).toBe(true);
     expect(createdRevision(legacy)).toBe(revision);
+  });
+
+  it('leaves a directory of a newer incarnation than its metadata alone, and keeps serving the rest', async () => {
+    expect((await (server as ServerHandle).stop('SIGTERM')).code).toBe(0);
+    const ahead = partitionDir(dataDir, 1);
+    const revision = createdRevision(ahead);
+    const files = readdirSync(ahead).sort();
+    writeFileSync(join(ahead, PURGE_GENERATION_FILE_NAME), encodePurgeRecord({ generation: 0n, createdRevision: revision + 1000n }));
+
+    const node = await start();
+    const client = open();
+    // Not opened (the copy may yet catch up with it), not removed, and no exit: an exit would
+    // meet the same boot state again.
+    await expect(payloads(client, 1)).rejects.toThrow();
+    expect(await payloads(client, 0)).toEqual(['fresh']);
+    expect(node.lines.some((l) => l.includes('partition directory ahead of the metadata copy'))).toBe(true);
+    expect(readdirSync(ahead).sort()).toEqual(files);
+    await client.destroy();
+    expect((await node.stop('SIGTERM')).code).toBe(0);
+
+    writeFileSync(join(ahead, PURGE_GENERATION_FILE_NAME), encodePurgeRecord({ generation: 0n, createdRevision: revision }));
+    await start();
+    const again = open();
+    expect(await payloads(again, 1)).toEqual([0, 1, 2, 3, 4].map((i) => `p1-${i}`));
+    await again.destroy();
   });
 });

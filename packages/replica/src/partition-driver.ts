@@ -183,8 +183,9 @@ export class PartitionDriver extends GroupDriver {
     // applies (a wipe keeps the superblock: the promised view, the journal marked lost).
     if (options.createdRevision !== undefined && opened.purgeRecord.createdRevision > options.createdRevision) {
       const detail = `purge.gen names created revision ${opened.purgeRecord.createdRevision}, above ${options.createdRevision}`;
+      const incarnationAhead = opened.purgeRecord.createdRevision;
       opened.close();
-      return { ok: false, reason: 'partition_recovery_refused', detail };
+      return { ok: false, reason: 'partition_recovery_refused', detail, incarnationAhead };
     }
     if (options.createdRevision !== undefined && opened.purgeRecord.createdRevision !== options.createdRevision) {
       // Revision 0 names no incarnation (a directory created before the host passed revisions,

@@ -105,4 +105,12 @@ export interface DriverOptions {
 
 export type OpenResult<T> =
   | { readonly ok: true; readonly driver: T }
-  | { readonly ok: false; readonly reason: FatalReason; readonly detail: string };
+  | {
+    readonly ok: false; readonly reason: FatalReason; readonly detail: string;
+    /**
+     * A partition refused because its `purge.gen` names this created revision, newer than the
+     * one the host passed: a later incarnation the host's metadata has not caught up with yet
+     * (its boot state is behind its own disk), or a damaged record. Nothing was removed.
+     */
+    readonly incarnationAhead?: bigint;
+  };

@@ -497,6 +497,16 @@ export class PartitionHost implements ForwardOutcomes {
         validateChecksum: o.config.system.partition.validateChecksum,
       },
     });
+    if (!opened.ok && opened.incarnationAhead !== undefined) {
+      // The directory holds a later incarnation of these ids than this copy knows (a boot whose
+      // metadata state is behind what this node had applied, e.g. a delete and re-create whose
+      // commit it learned from a heartbeat): not opened, nothing removed, and no exit (the same
+      // boot state would refuse it again). Every reconcile retries; the copy catches up.
+      o.log.warn('partition directory ahead of the metadata copy: not opened yet', {
+        partition: `${route.streamId}/${route.topicId}/${route.partitionId}`, committed: route.createdRevision, onDisk: opened.incarnationAhead,
+      });
+      return;
+    }
     if (!opened.ok) {
       o.fatal(opened.reason, `partition ${route.streamId}/${route.topicId}/${route.partitionId}: ${opened.detail}`);
       return;
