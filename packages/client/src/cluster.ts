@@ -329,11 +329,13 @@ export class ClusterRouter {
       } catch (thrown) {
         const error = asShoalError(thrown);
         if (error instanceof ShoalAbortError || !(error.retriable || this.#lagging(error, target))) throw error;
+        // A lagging node is still the right target: only a retriable failure re-routes. Noted
+        // before an uncertain write is handed back too, so the next call does not go to a
+        // learned target that just failed.
+        if (error.retriable) this.#noteFailure(route, target, error);
         const uncertain = isUncertain(error);
         if (isWrite && uncertain && options.idempotent !== true && retry.retryUncertainWrites === false) throw error;
         lastError = error;
-        // A lagging node is still the right target: only a retriable failure re-routes.
-        if (error.retriable) this.#noteFailure(route, target, error);
         if (attempts >= retry.attemptsMax) throw new ShoalRetryExhaustedError('attempts', attempts, redirects, error);
         const pause = backoffDelay(attempts - 1, retry.backoffBaseMs, retry.backoffMaxMs, this.#random);
         if (this.#scheduler.now() + pause >= deadline) throw new ShoalRetryExhaustedError('time', attempts, redirects, error);

@@ -140,6 +140,33 @@ describe('leader redirection', () => {
     expect(a.messageCount(0, 0, 1)).toBe(3n);
   });
 
+  it('an uncertain partition write handed back still drops the learned primary that failed it', async () => {
+    const c = connect({ cluster: { metadataPollIntervalMs: 20, nodeDownMs: 50, retry: { backoffBaseMs: 1, backoffMaxMs: 10, budgetMs: 3000, retryUncertainWrites: false } } });
+    const send = (payload: string): Promise<unknown> => c.sendMessages({ streamId: 0, topicId: 0, partitioning: { partitionId: 1 }, messages: [{ payload }] });
+    // node-a leads partition 1 (node-b answers 58), and the client learns it.
+    b.intercept = (r) => (r.code === CommandCode.SendMessages ? { kind: 'reject', code: ErrorCode.TransientNotAccepted } : backupRejects('b')(r, b));
+    await send('first');
+    expect(a.requestsOf(CommandCode.SendMessages)).toHaveLength(1);
+    // Leadership of partition 1 moves to node-b; node-a drops the connection after reading the
+    // write (an unknown outcome: handed back, not retried) and answers 58 from then on.
+    let dropped = false;
+    a.intercept = (r) => {
+      if (r.code !== CommandCode.SendMessages) return backupRejects('a')(r, a);
+      if (!dropped) {
+        dropped = true;
+        return { kind: 'close' };
+      }
+      return { kind: 'reject', code: ErrorCode.TransientNotAccepted };
+    };
+    b.intercept = backupRejects('b');
+    await expect(send('uncertain')).rejects.toThrow();
+    const before = a.requestsOf(CommandCode.SendMessages).length;
+    await send('after');
+    // The next write does not start at the learned target that just failed.
+    expect(a.requestsOf(CommandCode.SendMessages)).toHaveLength(before);
+    expect(b.messageCount(0, 0, 1)).toBe(1n);
+  });
+
   it('a definitive error is never retried or redirected', async () => {
     const c = connect();
     await c.stream.create({ name: 'dup' });
