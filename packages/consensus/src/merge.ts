@@ -23,6 +23,8 @@ import type { DvcEntry, DvcRecord } from './view-change-state.js';
 
 export type MergeResult =
   | { readonly kind: 'awaiting_quorum' }
+  /** A quorum is in, but too few of its senders know where their logs end (see `merge`). */
+  | { readonly kind: 'awaiting_intact' }
   | { readonly kind: 'awaiting_repair'; readonly op: Op }
   | { readonly kind: 'deadlocked'; readonly op: Op }
   | {
@@ -183,6 +185,14 @@ function appliedHere(dvcs: readonly DvcRecord[], op: Op, self: MergeSelf | null)
 
 export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: MergeQuorums, self: MergeSelf | null = null): MergeResult {
   if (dvcs.length < q.viewChange) return { kind: 'awaiting_quorum' };
+  // Quorum intersection holds only among senders that know where their log ends. One that does
+  // not (a lost tail, a blind vote) may have acked ops above what its DVC can show (its window
+  // ends 127 above a commit point that may be stale), so a committed op can sit on it and on
+  // replicas not heard from, and nowhere in the others' logs (seed 1004652 of 3: the primary
+  // lost its tail to a power loss, the primary-elect lagged one op behind the commit it knew, and
+  // the merge of those two dropped committed op 193). Until `nack` senders with a known log end
+  // (every replication quorum meets them) or all n DVCs are in, the merge waits.
+  if (dvcs.length < replicaCount && dvcs.filter((d) => !logEndUnknown(d)).length < q.nack) return { kind: 'awaiting_intact' };
   const canonicalLogView = Math.max(...dvcs.map((d) => d.logView));
   const canonical = dvcs.filter((d) => d.logView === canonicalLogView);
   const commitMax = mergedCommitMax(dvcs);

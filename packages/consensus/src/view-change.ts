@@ -142,7 +142,8 @@ export function tryMerge(c: Core): void {
   if (result.kind !== 'ready') {
     if (result.kind === 'awaiting_repair') c.mark(Mark.MergeAwaitingRepair, `op ${result.op}`);
     if (result.kind === 'deadlocked') c.mark(Mark.MergeDeadlocked, `op ${result.op}`);
-    c.event('merge', result.kind === 'awaiting_quorum' ? result.kind : `${result.kind} at op ${result.op}`);
+    if (result.kind === 'awaiting_intact') c.mark(Mark.MergeAwaitingIntact, `view ${c.view}`);
+    c.event('merge', result.kind === 'awaiting_quorum' || result.kind === 'awaiting_intact' ? result.kind : `${result.kind} at op ${result.op}`);
     return;
   }
   if (result.opHead - result.commitMax > c.config.prepareQueueDepth) {
