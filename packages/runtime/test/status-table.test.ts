@@ -34,6 +34,17 @@ describe('status table (shared node facts)', () => {
     expect(other.metadata().commit).toBe(0n);
   });
 
+  it('publishes the boot latch once: null until the metadata replica was current, then the op, never moved again', () => {
+    const handle = StatusTable.create({ shardCount: 2, threadCount: 3, sessionSlotsPerShard: 4, partitionSlots: 8, startTimeMicros: 1n });
+    const t = StatusTable.attach(handle);
+    const other = StatusTable.attach(handle);
+    expect(other.metadataCurrent()).toBeNull();
+    t.publishMetadataCurrent((2n << 32n) | 5n);
+    expect(other.metadataCurrent()).toBe((2n << 32n) | 5n);
+    t.publishMetadataCurrent(99n);
+    expect(other.metadataCurrent()).toBe((2n << 32n) | 5n);
+  });
+
   it('counts connections against a node-wide cap and hands out node-unique client ids', () => {
     const t = table();
     expect(t.tryOpenConnection(2)).toBe(true);

@@ -137,13 +137,17 @@ export class SimClient {
   #timestamp = 1n;
   completed = 0;
 
-  constructor(index: number, endpoint: number, env: ClientEnv, prng: Prng, options: WorkloadOptions) {
+  /** A scripted client runs only what this returns (null: nothing now); no random workload. */
+  readonly #script: (() => WorkOp | null) | null;
+
+  constructor(index: number, endpoint: number, env: ClientEnv, prng: Prng, options: WorkloadOptions, script: (() => WorkOp | null) | null = null) {
     this.index = index;
     this.endpoint = endpoint;
     this.#env = env;
     this.#prng = prng;
     this.#options = options;
-    this.#setup = index === 0 ? setupOps(options) : [];
+    this.#script = script;
+    this.#setup = index === 0 && script === null ? setupOps(options) : [];
     this.#primaryGuess = prng.below(env.replicaCount);
     this.#links = Array.from({ length: env.replicaCount }, () => ({ state: 'unbound', epoch: 0n, incarnation: 0, loginTimestamp: 0n, loginSentAt: 0, retryAt: 0 }));
     this.#newClientId();
@@ -161,6 +165,11 @@ export class SimClient {
       return;
     }
     if (now < this.#nextAt || this.stopped) return;
+    if (this.#script !== null) {
+      const scripted = this.#script();
+      if (scripted !== null) this.#start(scripted);
+      return;
+    }
     if (this.#setup.length === 0 && this.#options.burst && this.#prng.below(4) === 0) {
       for (const work of burstOps(this.#prng, this.#options, this.index, () => this.#seq++)) this.#start(work);
       return;
@@ -371,7 +380,7 @@ export class SimClient {
     this.#nextAt = this.#env.now() + RETRY_PAUSE_TICKS;
     for (const f of lost) {
       // The setup must happen (its outcome is unknown: a second CreateStream may answer "exists").
-      if (f.work.kind === 'setup_stream' || f.work.kind === 'setup_topic') this.#setup.unshift(f.work);
+      if (this.#script === null && (f.work.kind === 'setup_stream' || f.work.kind === 'setup_topic')) this.#setup.unshift(f.work);
       this.#env.acked({ kind: 'unknown', clientIndex: this.index, work: f.work, why: `evicted (reason ${reason})` });
     }
   }
@@ -384,7 +393,7 @@ export class SimClient {
   #giveUp(f: InFlight, why: string): void {
     this.#drop(f);
     this.#nextAt = this.#env.now() + RETRY_PAUSE_TICKS;
-    if (f.work.kind === 'setup_stream' || f.work.kind === 'setup_topic') this.#setup.unshift(f.work);
+    if (this.#script === null && (f.work.kind === 'setup_stream' || f.work.kind === 'setup_topic')) this.#setup.unshift(f.work);
     this.#env.acked({ kind: 'unknown', clientIndex: this.index, work: f.work, why });
   }
 
@@ -415,11 +424,11 @@ export class SimClient {
       });
       return;
     }
-    if ((work.kind === 'setup_stream' || work.kind === 'setup_topic') && code !== 0 && op === 0) {
+    if (this.#script === null && (work.kind === 'setup_stream' || work.kind === 'setup_topic') && code !== 0 && op === 0) {
       // Not decided yet (e.g. the stream is not visible to admission): try again.
       this.#setup.unshift(work);
     }
-    if (work.kind === 'setup_topic' && (code === ErrorCode.StreamIdNotFound || code === ErrorCode.StreamNameNotFound) && this.#setup[0]?.kind !== 'setup_stream') {
+    if (this.#script === null && work.kind === 'setup_topic' && (code === ErrorCode.StreamIdNotFound || code === ErrorCode.StreamNameNotFound) && this.#setup[0]?.kind !== 'setup_stream') {
       // The data stream is not there (its creation's outcome was lost): create it first.
       this.#setup.unshift(setupOps(this.#options)[0] as WorkOp);
     }

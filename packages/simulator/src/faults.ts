@@ -469,8 +469,8 @@ export class Faults {
 
   /**
    * A restarted replica is caught up once it holds every group the others hold, each at least
-   * where the others were at its restart, its metadata applied at least what it had applied at
-   * its last lossy crash (so every group it hosted then is open again), and none of its groups
+   * where the others were at its restart, its boot latch open and its metadata applied at least
+   * what it had applied at its last lossy crash (so every group it hosted then is open again), and none of its groups
    * is still incomplete or holds faulty ops (ops it may have acked and lost).
    */
   updateRecovering(): void {
@@ -604,7 +604,9 @@ function missesAcked(node: SimNode): boolean {
 }
 
 function caughtUp(node: SimNode, targets: Map<bigint, number>, nodes: readonly SimNode[]): boolean {
-  if (!node.up || node.metadata === null) return false;
+  // Behind its boot latch a node hosts none of its groups yet (node.ts): nothing it may have
+  // acknowledged and lost is held again, whatever its metadata applied.
+  if (!node.up || node.metadata === null || node.latched) return false;
   for (const [group, target] of targets) {
     const driver = group === METADATA_GROUP_ID ? node.metadata : node.partitions.get(group)?.driver;
     if (driver === undefined) return false;

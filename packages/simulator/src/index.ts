@@ -12,7 +12,7 @@ export { Checker, SafetyViolation, summarise } from './checker.js';
 export { ShadowModel, type Prediction } from './shadow.js';
 export { TraceHash } from './trace.js';
 export { stream, mix64, Salt, exponential } from './random.js';
-export { type WorkOp, type WorkloadOptions, DATA_STREAM, DATA_TOPIC, nextOp, setupOps } from './workload.js';
+export { type WorkOp, type WorkloadOptions, DATA_STREAM, DATA_TOPIC, nextOp, sendOp, setupOps } from './workload.js';
 export { Faults, LONG_PARTITION_TICKS, type CrashKind } from './faults.js';
 export { type Activity, activities, busyWithLiveSource } from './activity.js';
 export { Marks, MarkTally, EXPECTED_MARKS, coreMarkOfEvent, type MarkInfo } from './marks.js';

@@ -69,6 +69,14 @@ export class SimNode {
   /** Partition groups whose storage refused to open here even after a wipe (faulty disks only). */
   readonly refused = new Set<bigint>();
   #up = false;
+  /**
+   * The boot latch (docs/cluster.md "Incarnations and the boot latch"): after a boot in a
+   * multi-replica cluster no partition group opens until this node's metadata replica has been
+   * current once (status normal, commit_min ≥ commit_max, not transferring) and reconcile ran on
+   * that state, so a group deleted and re-created while the node was away never speaks with its
+   * old incarnation. Opened once per boot; never closed again while the node runs.
+   */
+  #latched = false;
 
   constructor(index: number, disk: SimDisk, env: NodeEnv, prng: Prng, clockSkewMicros: bigint) {
     this.index = index;
@@ -124,6 +132,7 @@ export class SimNode {
     });
     this.#up = true;
     this.#revision = -1n;
+    this.#latched = n > 1;
     // Partition directories whose removal a disk error cut short (partition-removal.ts); a sweep
     // that fails leaves them for the next boot, as the runtime's supervisor does.
     const swept = sweepDeletedPartitions(this.disk, this.layout.root);
@@ -167,10 +176,22 @@ export class SimNode {
     else this.gateway?.deliver(from, frame);
   }
 
+  /** The boot latch is still closed: this node hosts no partition group yet. */
+  get latched(): boolean {
+    return this.#latched;
+  }
+
   tick(): void {
     if (!this.#up || this.metadata === null || this.host === null) return;
     this.metadata.tick();
     this.host.tick();
+    if (this.#latched) {
+      const role = this.metadata.replica.role;
+      if (role.normal && role.commitMin >= role.commitMax && !role.transferring && !role.ceded) {
+        this.#latched = false;
+        this.#revision = -1n; // reconcile below, on this state
+      }
+    }
     if (this.refused.size > 0 && this.metadata.ticks % 100 === 0) this.#revision = -1n; // retry now and then
     this.#reconcilePartitions();
     for (const entry of this.partitions.values()) entry.driver.tick();
@@ -229,7 +250,7 @@ export class SimNode {
 
   #reconcilePartitions(): void {
     const metadata = this.metadata;
-    if (metadata === null) return;
+    if (metadata === null || this.#latched) return;
     const state = metadata.state;
     if (state.revision === this.#revision) return;
     this.#revision = state.revision;
@@ -301,4 +322,19 @@ export class SimNode {
     if (group === METADATA_GROUP_ID) metadata.onMessage(frame);
     else this.partitions.get(group)?.driver.onMessage(frame);
   }
+}
+
+/** A replica frame of the metadata plane (prepare/commit family 26..29 or a metadata group field). */
+export function isMetadataFrame(frame: Uint8Array): boolean {
+  return replicaFrameGroup(frame) === METADATA_GROUP_ID;
+}
+
+/** The consensus group a replica frame belongs to, or null when it names none (or is too short). */
+export function replicaFrameGroup(frame: Uint8Array): bigint | null {
+  if (frame.length < 256) return null;
+  const command = frame[60] as number;
+  if (command >= 26 && command <= 29) return METADATA_GROUP_ID;
+  const spec = LAYOUT_BY_COMMAND[command]?.['group'];
+  if (spec === undefined) return null;
+  return new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getBigUint64(spec.offset, true);
 }

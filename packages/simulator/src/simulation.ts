@@ -37,7 +37,7 @@ import { type SimulationOptions, faultTolerance } from './options.js';
 import { Salt, exponential, stream } from './random.js';
 import type { Timeline } from './timeline.js';
 import { TraceHash } from './trace.js';
-import { DATA_STREAM, DATA_TOPIC } from './workload.js';
+import { DATA_STREAM, DATA_TOPIC, type WorkOp } from './workload.js';
 
 export interface SimulationResult {
   readonly seed: number;
@@ -75,6 +75,10 @@ export interface SimulationHooks {
   readonly forgeApplied?: (node: number, op: AppliedOp) => readonly AppliedOp[];
   /** Runs after the liveness phase, before the final checks. */
   readonly beforeFinalChecks?: (sim: Simulation) => void;
+  /** Scripted clients (scenario tests): client `index` runs only what this returns (null: nothing now). */
+  readonly script?: (client: number) => WorkOp | null;
+  /** Scripted faults (scenario tests): true drops this replica-to-replica frame on delivery. */
+  readonly dropReplicaFrame?: (from: number, to: number, frame: Uint8Array) => boolean;
 }
 
 /** A liveness timeout while more replicas than the loss budget allows are lossy: not a failure. */
@@ -172,7 +176,8 @@ export class Simulation {
       acked: (record: AckRecord): void => this.#onAck(hooks.forgeAck === undefined ? record : hooks.forgeAck(record)),
     };
     for (let c = 0; c < options.clients; c++) {
-      this.clients.push(new SimClient(c, n + c, clientEnv, stream(seed, Salt.client, c), options.workload));
+      const script = hooks.script === undefined ? null : (hooks.script.bind(null, c) as () => WorkOp | null);
+      this.clients.push(new SimClient(c, n + c, clientEnv, stream(seed, Salt.client, c), options.workload, script));
     }
     const sim = this;
     this.faults = new Faults({
@@ -190,8 +195,7 @@ export class Simulation {
   /** Runs every phase and the final checks; never throws for a violation (it is the result). */
   run(): SimulationResult {
     try {
-      for (const node of this.nodes) this.#boot(node);
-      this.timeline?.phase(0, 'safety');
+      this.start();
       while (this.#tick < this.options.safetyTicks) this.step();
       const down = this.options.degraded === 'none' ? null : this.faults.degrade();
       if (down !== null) {
@@ -224,6 +228,12 @@ export class Simulation {
     return this.#result();
   }
 
+  /** Boots every node (the first thing `run` does; scenario tests call it, then `step`). */
+  start(): void {
+    for (const node of this.nodes) this.#boot(node);
+    this.timeline?.phase(0, 'safety');
+  }
+
   step(): void {
     this.#tick += 1;
     const n = this.options.replicas;
@@ -231,6 +241,7 @@ export class Simulation {
     for (const p of this.network.takeReady(this.#tick)) {
       this.trace.frame(5, p.from, p.to, p.frame);
       if (p.to < n) {
+        if (p.from < n && this.#hooks.dropReplicaFrame?.(p.from, p.to, p.frame) === true) continue;
         if (timeline !== null && p.from >= n) timeline.request(this.#tick, p.to);
         (this.nodes[p.to] as SimNode).deliver(p.from, p.frame);
       } else {

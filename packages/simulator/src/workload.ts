@@ -125,7 +125,7 @@ function metadataOp(prng: Prng): WorkOp {
   }
 }
 
-function sendOp(prng: Prng, options: WorkloadOptions, client: number, seq: number, partition?: number): WorkOp {
+export function sendOp(prng: Prng, options: WorkloadOptions, client: number, seq: number, partition?: number): WorkOp {
   const partitionId = partition ?? prng.below(options.dataPartitions);
   const count = prng.range(1, options.messagesMax);
   const messages = [];

@@ -4,9 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Replica } from '@shoal/consensus';
-import { Operation } from '@shoal/protocol';
+import { Operation, packPartitionGroup, stringIdentifier } from '@shoal/protocol';
 import { encodeDeleteOffsetBody, encodeStoreOffsetBody } from '@shoal/state';
-import { Checker, OffsetChecker, Simulation, Timeline, calmOptions, optionsForSeed } from '../src/index.js';
+import { PARTITION_JOURNAL_DIR } from '@shoal/storage';
+import {
+  Checker, DATA_STREAM, DATA_TOPIC, OffsetChecker, Salt, Simulation, type SimNode, Timeline, calmOptions, optionsForSeed, stream,
+} from '../src/index.js';
 
 describe('replay determinism', () => {
   it('one seed always replays the same run (same trace hash, same result)', () => {
@@ -182,9 +185,55 @@ describe('the liveness check', () => {
   }, 120_000);
 
   it('a group a faulty disk cannot host counts that replica as lossy for it', () => {
-    // Seed 72 of 3: replica 1's faulty disk refuses groups 0x21 and 0x2d even after a wipe, and
-    // replica 0 lost their journal tails in a power loss: replica 2 alone cannot vouch for them.
-    const result = new Simulation(optionsForSeed(72, 3)).run();
+    // Scripted (it was seed 72 of 3 until the boot latch moved that run): the faulty replica F's
+    // partition superblocks rot while it is down (both copies), so it refuses those groups even
+    // after a wipe; then the data group's primary L loses power and its partition journals (it
+    // abstains until caught up). The third replica alone cannot finish a view: within the budget
+    // only if F, refusing the group for good, counts as lossy for it.
+    const options = calmOptions(41, 3, { faultyReplicas: 1, safetyTicks: 2500 });
+    const f = stream(41, Salt.faults, 7).shuffle([0, 1, 2])[0] as number;
+    const sim = new Simulation(options);
+    const step = sim.step.bind(sim);
+    let known: bigint | null = null;
+    const dataGroup = (): bigint | null => {
+      if (known !== null) return known;
+      const found = sim.nodes[0]?.metadata?.state.topic(stringIdentifier(DATA_STREAM), stringIdentifier(DATA_TOPIC));
+      const g = found === undefined ? null : packPartitionGroup(found.stream.id, found.topic.id, 0);
+      known = g?.ok === true ? g.value : null;
+      return known;
+    };
+    let stage = 0;
+    let lossy = -1;
+    sim.step = (): void => {
+      step();
+      const group = dataGroup();
+      if (group === null || sim.tick < 400) return;
+      const role = (i: number) => sim.nodes[i]?.partitions.get(group)?.driver.replica.role;
+      if (stage === 0) {
+        const node = sim.nodes[f] as SimNode;
+        sim.faults.crash(node, 'process', 1_000_000, false);
+        for (const path of node.disk.listFiles()) {
+          if (path.startsWith(node.layout.streamsDir) && /\/superblock\.[ab]$/.test(path)) node.disk.corruptAtRest(path, 4, 0xff);
+        }
+        stage = 1;
+      } else if (stage === 1) {
+        const others = [0, 1, 2].filter((i) => i !== f);
+        const r = role(others[0] as number);
+        if (r === undefined || !r.normal || r.primaryIndex === f || !others.every((i) => role(i)?.normal === true)) return;
+        lossy = r.primaryIndex;
+        const node = sim.nodes[lossy] as SimNode;
+        sim.faults.crash(node, 'power', 1_000_000, false);
+        for (const path of node.disk.listFiles()) if (path.startsWith(node.layout.streamsDir) && path.includes(`/${PARTITION_JOURNAL_DIR}/`)) node.disk.unlink(path);
+        stage = 2;
+      } else if (stage === 2 && sim.tick >= 1200) {
+        sim.faults.restart(f);
+        sim.faults.restart(lossy);
+        stage = 3;
+      }
+    };
+    const result = sim.run();
+    expect({ stage, failure: result.failure }).toEqual({ stage: 3, failure: null });
+    expect(sim.nodes[f]?.refused.has(dataGroup() as bigint)).toBe(true);
     expect(result.failure).toBeNull();
     expect(result.marks['check.liveness_beyond_budget']).toBe(1);
   }, 170_000);

@@ -74,6 +74,8 @@ class MetadataWorker {
   readonly #replyContext: ReplyContext;
   #tick: NodeJS.Timeout | null = null;
   #readyPosted = false;
+  /** The boot latch was opened (published once). */
+  #current = false;
   readonly #replication: ReplicationTimer;
   readonly #commitTimer: CommitTimer;
   /** Fast failover: a dropped link to the metadata primary starts the view change (engine/primary-link-watch.ts). */
@@ -419,6 +421,14 @@ class MetadataWorker {
     this.#rt.status.publishMetadata(role.view, role.status, role.primaryIndex, BigInt(role.commitMax));
     // Caught up (readiness): applied everything known committed, not transferring state, not ceded.
     this.#rt.status.publishMetadataCaughtUp(role.commitMin === role.commitMax && !role.transferring && !role.ceded && driver.fatal === null);
+    // The boot latch (status-table.ts METADATA_CURRENT): current once since boot opens the
+    // shards' partition groups, at the op already on their rings (every apply of this tick was
+    // broadcast before this runs).
+    if (!this.#current && role.normal && role.commitMin >= role.commitMax && !role.transferring && !role.ceded && driver.fatal === null) {
+      this.#current = true;
+      this.#rt.status.publishMetadataCurrent(this.#rt.status.metadataApplied());
+      this.#rt.log.info('metadata current since boot: partition groups open', { view: role.view, op: role.commitMin });
+    }
   }
 
   #stats(): ReturnType<WorkerControl['stats']> {

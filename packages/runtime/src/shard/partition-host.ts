@@ -117,6 +117,14 @@ export class PartitionHost implements ForwardOutcomes {
   #revision = -1n;
   /** closeAll ran (shutdown): nothing is opened again. */
   #closed = false;
+  /**
+   * The boot latch (docs/cluster.md "Incarnations and the boot latch"): in a multi-replica
+   * cluster no partition group opens until the node's metadata replica has been current once
+   * since boot and the shard's copy applied that state (`unlatch`). A group deleted and
+   * re-created while this node was away (same wire key, new incarnation) must never run here with
+   * its old log and old view: its DoViewChange would win the new incarnation's merge.
+   */
+  #latched: boolean;
   #commits = 0;
   /** Groups that committed since their counters were last published. */
   readonly #dirty = new Set<bigint>();
@@ -134,6 +142,19 @@ export class PartitionHost implements ForwardOutcomes {
     this.#commitTimer = new CommitTimer(options.metrics, 'partition');
     this.#links = new ForwardLinks(options.config, this, options.log.child('forwarding'));
     this.#primaryLinks = primaryLinkWatch(options.config, options.status);
+    this.#latched = options.config.node.replicaCount > 1;
+  }
+
+  /** The boot latch is still closed: no partition group is open on this shard. */
+  get latched(): boolean {
+    return this.#latched;
+  }
+
+  /** Opens the boot latch (once) and reconciles on `state`, the copy that applied the current op. */
+  unlatch(state: MetadataState): void {
+    if (!this.#latched) return;
+    this.#latched = false;
+    this.reconcile(state, true);
   }
 
   /** The forwarding links (metrics, the shard's sweep, shutdown). */
@@ -156,7 +177,7 @@ export class PartitionHost implements ForwardOutcomes {
   /** Brings the set of drivers in line with the metadata state (cheap unless the revision moved). */
   reconcile(state: MetadataState, force = false): void {
     // After closeAll: a late metadata commit must not reopen what the shutdown closed.
-    if (this.#closed) return;
+    if (this.#closed || this.#latched) return;
     if (!force && state.revision === this.#revision) return;
     this.#revision = state.revision;
     const shardCount = this.#o.config.system.sharding.shardCount;
@@ -184,9 +205,11 @@ export class PartitionHost implements ForwardOutcomes {
   execute(message: ClientRequestMessage): void {
     const owned = this.#owned.get(message.group);
     if (owned === undefined) {
-      // Deleted (or not created yet on this copy, which the fence rules out).
+      // Deleted (or not created yet on this copy, which the fence rules out); behind the boot
+      // latch, not open yet: 57, nothing happened (the client retries, here or elsewhere).
       const header = new RequestHeaderView(message.header);
-      this.#o.deliver(message.token, message.group, codeReply(this.#o.reply, header, ErrorCode.PartitionNotFound), true);
+      const code = this.#latched ? ErrorCode.TransientNotCommitted : ErrorCode.PartitionNotFound;
+      this.#o.deliver(message.token, message.group, codeReply(this.#o.reply, header, code), true);
       return;
     }
     if (owned.held.length > 0) {

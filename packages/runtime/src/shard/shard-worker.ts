@@ -12,7 +12,7 @@
  *  every 10 ms: partition drivers tick; every second: connection clocks, counters, traffic
  * ```
  *
- * Start-up: the shard waits for the metadata snapshot, opens its partitions, then listens (shard
+ * Start-up: the shard waits for the metadata snapshot, then listens (shard
  * 0 binds `tcp.address` and reports the descriptor; the others share it when the supervisor
  * relays it) and reports ready.
  */
@@ -255,6 +255,7 @@ class ShardWorker implements ForwardedRequestSink {
 
   #onMetadataChange(): void {
     if (!this.#copy.ready) return;
+    this.#maybeUnlatch();
     this.#partitions.reconcile(this.#copy.state);
     while (this.#deferred.length > 0 && (this.#deferred[0] as Deferred).message.metadataOp <= this.#copy.appliedOp) {
       this.#partitions.execute((this.#deferred.shift() as Deferred).message);
@@ -353,8 +354,20 @@ class ShardWorker implements ForwardedRequestSink {
 
   // ---- clocks -------------------------------------------------------------------------------
 
+  /**
+   * The boot latch (partition-host.ts): open once the metadata worker reported its replica
+   * current since boot and this shard's copy applied the op it had sent by then.
+   */
+  #maybeUnlatch(): void {
+    if (!this.#partitions.latched || !this.#copy.ready) return;
+    const current = this.#rt.status.metadataCurrent();
+    if (current === null || this.#copy.appliedOp < current) return;
+    this.#partitions.unlatch(this.#copy.state);
+  }
+
   #onTick(): void {
     if (this.#rt.stopped) return;
+    this.#maybeUnlatch();
     this.#partitions.tick();
     if (this.#bearers.size > 0) this.#bearers.settle(this.#copy.appliedOp, Date.now(), (t) => this.#verifyBearer(t));
     this.#turn.touch();

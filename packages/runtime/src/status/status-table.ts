@@ -20,6 +20,8 @@
  *    BOUND_HTTP_PORT                                           supervisor, once bound
  *    METADATA_CAUGHT_UP  1 = applied all it knows committed    metadata worker (readiness)
  *    METADATA_APPLIED_SEQ _LO _HI  op last sent to the shards    metadata worker (before any reply to it)
+ *    METADATA_CURRENT _LO _HI  1 once current since boot, and   metadata worker (once: the boot latch)
+ *                              the op then sent to the shards
  *    REPLICA_OWNER[32]  thread + 1 holding each peer's link    the adopting worker (cluster issue)
  *  threads   (threadCount × THREAD_WORDS)                      each thread its own record
  *    SEQ BYTES_IN(2) BYTES_OUT(2) MESSAGES_IN(2) CONNECTIONS
@@ -68,6 +70,16 @@ export const Header = {
   METADATA_APPLIED_SEQ: 19,
   METADATA_APPLIED_LO: 20,
   METADATA_APPLIED_HI: 21,
+  /**
+   * The boot latch (docs/cluster.md "Incarnations and the boot latch"): 1 once the metadata
+   * replica has been current since this boot (status normal, commit_min ≥ commit_max, not ceded,
+   * not transferring), set once and never cleared; _LO/_HI hold the op the worker had sent to the
+   * shards by then (stored before the flag). A shard opens no partition group before the flag is
+   * set and its copy has applied that op.
+   */
+  METADATA_CURRENT: 22,
+  METADATA_CURRENT_LO: 23,
+  METADATA_CURRENT_HI: 24,
   /** 32 words: replica r's connection is on mesh thread REPLICA_OWNER[r] - 1 (0 = not connected). */
   REPLICA_OWNER: 32,
 } as const;
@@ -258,6 +270,21 @@ export class StatusTable {
     Atomics.add(w, Header.METADATA_APPLIED_SEQ, 1);
     storeU64(w, Header.METADATA_APPLIED_LO, op);
     Atomics.add(w, Header.METADATA_APPLIED_SEQ, 1);
+  }
+
+  /** Single writer (the metadata worker), once per boot: the boot latch opens at `op` (see Header). */
+  publishMetadataCurrent(op: bigint): void {
+    const w = this.words;
+    if (Atomics.load(w, Header.METADATA_CURRENT) === 1) return;
+    storeU64(w, Header.METADATA_CURRENT_LO, op);
+    Atomics.store(w, Header.METADATA_CURRENT, 1);
+  }
+
+  /** The op at which the metadata replica was first current since boot, or null while it has not been. */
+  metadataCurrent(): bigint | null {
+    const w = this.words;
+    if (Atomics.load(w, Header.METADATA_CURRENT) !== 1) return null;
+    return joinWords(Atomics.load(w, Header.METADATA_CURRENT_LO), Atomics.load(w, Header.METADATA_CURRENT_HI));
   }
 
   /** Read on every client frame a shard pulls: no closure, no retry helper. */
