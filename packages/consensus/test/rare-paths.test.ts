@@ -8,14 +8,12 @@ import { Command, PrepareHeaderView, StartViewHeaderView } from '@shoal/protocol
 import { Mark, type DvcEntry, type DvcRecord, type Replica } from '../src/index.js';
 import { coreOf, type Core } from '../src/testing.js';
 import { entryFromFrame } from '../src/journal.js';
-import { reconcile } from '../src/start-view.js';
+import { reconcile, tryFinishView } from '../src/start-view.js';
 import { tryMerge } from '../src/view-change.js';
-import { tryFinishView } from '../src/start-view.js';
 import { asView } from '../src/types.js';
-import { Cluster, PARTITION_GROUP } from '../../../test/scenario/support/cluster.js';
-import { fakeBatch } from './support/state-machines.js';
+import { Cluster, text } from '../../../test/scenario/support/cluster.js';
 import { login, puts } from '../../../test/scenario/support/script.js';
-import { text } from '../../../test/scenario/support/cluster.js';
+import { fakeBatch } from './support/state-machines.js';
 
 const prepareView = new PrepareHeaderView();
 const startViewView = new StartViewHeaderView();
