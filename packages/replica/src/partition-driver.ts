@@ -224,9 +224,15 @@ export class PartitionDriver extends GroupDriver {
       lostMarked = true;
     }
     // The journal holds every op above the durable frontier: recover it first (ops > F).
+    // A journal whose damage leaves what was acknowledged unbounded counts as lost (as an absent
+    // one): the marker is durable before the recovered files are replaced.
     const journalOpened = PartitionJournal.open(options.disk, options.dir, {
       enforceFsync: storageOptions.enforceFsync, frameBytesMax: config.messageSizeMax,
-    }, frontier.op);
+    }, frontier.op, (recovery) => {
+      if (!priorState || !recovery.unbounded || lostMarked) return;
+      writeJournalLostMarker(options.disk, options.dir);
+      lostMarked = true;
+    });
     if (!journalOpened.ok) return { ok: false, reason: 'partition_io', detail: `journal: ${journalOpened.error.message}` };
     const { journal, recovery } = journalOpened.value;
     if (storage.log.nextOffset > frontier.offset) {

@@ -17,6 +17,10 @@
  *   disk errors  on a replica with a faulty disk, the next 1–3 mutating calls fail (EIO, ENOSPC):
  *                the core rolls the write back or retries, or the driver stops (journal_io,
  *                partition_io, transfer_io) and the process exits: a crash like a kill
+ *   disk stall   (scenarios only, `stall`: not in the random mix) a replica's disk completes
+ *                nothing for a while (a hung fsync, a throttled volume): its writes land but
+ *                every completion waits for the stall's end, so its cores withhold their gated
+ *                sends (the outbox fills) and it acks nothing
  *
  * The one bound: at most `lossBudget` (max(1, f)) replicas may be *lossy* at once: down after a
  * crash that may have lost writes it acknowledged, or restarted after one and not caught up yet.
@@ -123,9 +127,13 @@ export class Faults {
   /** Learned from the first partition driver seen: does the partition plane journal to disk? */
   readonly stats = { crashes: 0, restarts: 0, partitions: 0 };
 
+  /** Per replica: its disk completes nothing before this tick (-1: no stall). */
+  readonly #stalledUntil: number[];
+
   constructor(host: FaultHost, prng: Prng) {
     this.#host = host;
     this.#p = prng;
+    this.#stalledUntil = host.nodes.map(() => -1);
     this.#lives = host.nodes.map(() => ({ downUntil: -1, lossy: false, recovering: null, lossyAtCommit: -1, metadataHigh: 0, pausedUntil: -1 }));
   }
 
@@ -362,6 +370,18 @@ export class Faults {
     this.crash(node, 'process', this.#downTicks(), false);
   }
 
+  /** Ticks until replica `index`'s disk completes writes again (0: not stalled). */
+  stallTicks(index: number): number {
+    return Math.max(0, (this.#stalledUntil[index] as number) - this.#host.tick);
+  }
+
+  /** Stalls replica `index`'s disk for `ticks` (scenario tests call it directly). */
+  stall(index: number, ticks: number): void {
+    this.#stalledUntil[index] = this.#host.tick + ticks;
+    this.#host.trace.mix(12, index, ticks);
+    this.#host.timeline?.fault(this.#host.tick, index, 'disk stall', `${ticks} ticks`);
+  }
+
   #pause(): void {
     const running = this.#host.nodes.filter((x) => x.up && !this.isPaused(x.index));
     if (running.length === 0) return;
@@ -534,6 +554,7 @@ export class Faults {
     this.#healPartition();
     this.#rolling = null;
     this.#isolate = null;
+    this.#stalledUntil.fill(-1); // (completions already delayed still come at their stall's end)
     for (let i = 0; i < this.#lives.length; i++) this.#resume(i);
     for (let i = 0; i < this.#lives.length; i++) {
       if (keepDown.has(i)) continue;

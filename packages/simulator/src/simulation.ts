@@ -304,9 +304,10 @@ export class Simulation {
   }
 
   #completionDelay(node: number, c: Completion): number {
+    if (c.kind === 'chunk_read' || c.kind === 'offer_built') return 0;
     const mean = this.options.diskLatencyMeanTicks;
-    if (mean <= 0 || c.kind === 'chunk_read' || c.kind === 'offer_built') return 0;
-    return exponential(this.#latency[node] as Prng, mean);
+    const latency = mean <= 0 ? 0 : exponential(this.#latency[node] as Prng, mean);
+    return Math.max(latency, this.faults.stallTicks(node));
   }
 
   #networkMarks(): void {

@@ -177,4 +177,25 @@ describe('fault mix', () => {
     expect(result.marks['fault.disk_error_exit']).toBeGreaterThan(0);
     expect(result.marks['core.journal_write_rollback']).toBeGreaterThan(0);
   }, 60_000);
+
+  // A hung disk (a stalled fsync) on a backup of a busy group: its writes land but complete only
+  // at the stall's end, so it withholds every PrepareOk and forward while the others commit; its
+  // outbox reaches its bound and drops the oldest (the protocol retransmits). Not in the random
+  // mix: its workloads are too light for one slow disk to fill the bound (core.outbox_overflow;
+  // packages/consensus/test/rare-paths.test.ts drives the core there directly).
+  it('a hung disk on a backup under a burst workload overflows its outbox; every checker holds', () => {
+    let stalled = false;
+    const { sim, result } = run(calmOptions(5, 3, {
+      safetyTicks: 3000, clients: 12,
+      workload: { dataPartitions: 2, metadataShare: 0.1, messagesMax: 4, offsetShare: 0.1, burst: true },
+    }), (sim) => {
+      if (sim.tick !== 300) return;
+      sim.faults.stall(2, 1000);
+      stalled = sim.faults.stallTicks(2) === 1000;
+    });
+    expect(result.ok, result.failure ?? '').toBe(true);
+    expect(stalled).toBe(true);
+    expect(sim.faults.stallTicks(2)).toBe(0);
+    expect(result.marks['core.outbox_overflow']).toBeGreaterThan(0);
+  }, 60_000);
 });
