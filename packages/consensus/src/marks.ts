@@ -34,7 +34,7 @@ export const Mark = Object.freeze({
   MergeCommitPointWithoutCopy: 'merge_commit_point_without_copy',
   /** A sender that does not know where its log ends was not counted as a nack by omission. */
   MergeLogEndUnknown: 'merge_log_end_unknown',
-  /** The merge waits: too few DVC senders know where their logs end (lost tails, blind votes). */
+  /** The merge waits: too few DVC senders show every op they may have acked (blind votes, lost tails past their window). */
   MergeAwaitingIntact: 'merge_awaiting_intact',
   /** The merge waits: an op has no usable canonical copy yet. */
   MergeAwaitingRepair: 'merge_awaiting_repair',

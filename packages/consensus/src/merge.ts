@@ -105,6 +105,16 @@ function logEndUnknown(dvc: DvcRecord): boolean {
 }
 
 /**
+ * A sender whose DVC may not show every op it acked: its log end is unknown and its suffix runs
+ * to the end of its window (commit + 127), so what it may hold above is cut off. A lost tail
+ * that ends inside the window shows all of it (blanks without nacks up to the top faulty op:
+ * nothing above was acked) and counts as any other sender.
+ */
+function mayHideAcks(dvc: DvcRecord): boolean {
+  return logEndUnknown(dvc) && dvc.op - dvc.commit >= SUFFIX_MAX - 1;
+}
+
+/**
  * Above the commit point, where no canonical sender holds a header: the one header H that the
  * older-log_view senders hold there (null when none holds one, or two differ), and how many
  * hold it without a nack bit. A sender of log_view L < canonical that holds H at op never acked
@@ -185,14 +195,15 @@ function appliedHere(dvcs: readonly DvcRecord[], op: Op, self: MergeSelf | null)
 
 export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: MergeQuorums, self: MergeSelf | null = null): MergeResult {
   if (dvcs.length < q.viewChange) return { kind: 'awaiting_quorum' };
-  // Quorum intersection holds only among senders that know where their log ends. One that does
-  // not (a lost tail, a blind vote) may have acked ops above what its DVC can show (its window
-  // ends 127 above a commit point that may be stale), so a committed op can sit on it and on
-  // replicas not heard from, and nowhere in the others' logs (seed 1004652 of 3: the primary
-  // lost its tail to a power loss, the primary-elect lagged one op behind the commit it knew, and
-  // the merge of those two dropped committed op 193). Until `nack` senders with a known log end
-  // (every replication quorum meets them) or all n DVCs are in, the merge waits.
-  if (dvcs.length < replicaCount && dvcs.filter((d) => !logEndUnknown(d)).length < q.nack) return { kind: 'awaiting_intact' };
+  // Quorum intersection holds only among senders whose DVC can show every op they may have
+  // acked. One whose log end is unknown and whose suffix is full (a blind vote, or a lost tail
+  // reaching past its window, which ends 127 above a commit point that may be stale) may have
+  // acked ops above it, so a committed op can sit on it and on replicas not heard from, and
+  // nowhere in the others' logs (seed 1004652 of 3: the primary lost its tail to a power loss,
+  // the primary-elect lagged one op behind the commit it knew, and the merge of those two dropped
+  // committed op 193). Until `nack` senders that show all they may have acked (every replication
+  // quorum meets them) or all n DVCs are in, the merge waits.
+  if (dvcs.length < replicaCount && dvcs.filter((d) => !mayHideAcks(d)).length < q.nack) return { kind: 'awaiting_intact' };
   const canonicalLogView = Math.max(...dvcs.map((d) => d.logView));
   const canonical = dvcs.filter((d) => d.logView === canonicalLogView);
   const commitMax = mergedCommitMax(dvcs);

@@ -200,6 +200,10 @@ describe('merge (§5.5)', () => {
     const holder = dvc(0, 1, 194, 191, chainA(194, 67));
     const r = merge([lagging, lost, holder], 3, q3, { replica: 2, commitMin: 192 });
     expect(r).toMatchObject({ kind: 'ready', opHead: 194 });
+    // A lost tail inside its window shows all it may have acked: it counts (here it holds 193
+    // back as a blank without a nack, so the merge waits for a copy there instead).
+    const shortLost = dvc(1, 1, 194, 150, Array.from({ length: 45 }, (_, i) => blank(194 - i, false)));
+    expect(merge([lagging, shortLost], 3, q3, { replica: 2, commitMin: 192 })).toEqual({ kind: 'awaiting_repair', op: 193 });
     // Two senders that know their log ends are a nack quorum's worth: no wait.
     expect(merge([lagging, holder], 3, q3, { replica: 2, commitMin: 192 })).toMatchObject({ kind: 'ready', opHead: 194 });
   });
@@ -212,9 +216,8 @@ describe('merge (§5.5)', () => {
     const faultyAt5 = (replica: number): DvcRecord => dvc(replica, 1, 5, 4, [blank(5, false), h(4)]);
     const r = merge([faultyAt5(0), faultyAt5(1), faultyAt5(2)], 3, q3);
     expect(r).toMatchObject({ kind: 'ready', opHead: 4, commitMax: 4 });
-    // With a DVC missing, it still waits (the missing replica may hold it; neither sender knows
-    // where its log ends).
-    expect(merge([faultyAt5(0), faultyAt5(1)], 3, q3)).toEqual({ kind: 'awaiting_intact' });
+    // With a DVC missing, it still waits (the missing replica may hold it).
+    expect(merge([faultyAt5(0), faultyAt5(1)], 3, q3)).toEqual({ kind: 'awaiting_repair', op: 5 });
     // The same when some know its header (without the body): nobody can serve it.
     const headerOnly = (replica: number): DvcRecord => dvc(replica, 1, 5, 4, [h(5, 1, 1, { present: false }), h(4)]);
     expect(merge([headerOnly(0), headerOnly(1), faultyAt5(2)], 3, q3)).toMatchObject({ kind: 'ready', opHead: 4 });
@@ -232,7 +235,7 @@ describe('merge (§5.5)', () => {
   // nobody nacks: the canonical op there may be another one, so the merge waits.
   it('an older log view\'s copy is no nack while the canonical header there is unknown', () => {
     const r = merge([restartedBackup(2, true), dvc(0, 0, 6, 3, chainA(6, 3))], 3, q3);
-    expect(r).toEqual({ kind: 'awaiting_intact' });
+    expect(r).toEqual({ kind: 'awaiting_repair', op: 6 });
   });
 
   it('with all n DVCs in and no canonical header, an older log view\'s body blocks the unservable drop', () => {
