@@ -18,6 +18,7 @@
  * Entries before the verified one are trusted as the reference trusts its index (reads still
  * verify every batch they serve, and fail closed).
  */
+import { assert } from '@shoal/stdx';
 import { type Disk, joinPath } from './disk.js';
 import { readAll } from './durable-file.js';
 import { INDEX_ENTRY_SIZE, SegmentIndex, decodeIndex } from './segment-index.js';
@@ -74,33 +75,34 @@ export function recoverSegment(disk: Disk, dir: string, startOffset: number, isL
       }
     }
 
-    // 3. The walk start: the last entry whose batch verifies (or the segment start).
-    let startEntry = index.length - 1;
-    let walk = null as ReturnType<typeof walkBatches> | null;
-    while (startEntry >= 0) {
-      const probe = walkBatches(disk, logFd, index.positionAt(startEntry), fileSize, index.offsetAt(startEntry), true);
-      if (probe.batches > 0) {
-        walk = probe;
-        break;
-      }
-      startEntry--;
-    }
+    // 3. The walk start: the last entry whose batch verifies (or the segment start). ONE walk per
+    // candidate, and the walk that verified is the one the segment is built from: a second read of
+    // the same bytes may differ (a read fault), and a probe that verified followed by a walk that
+    // did not would keep the entry while cutting the log under it (an index entry at an offset
+    // the segment no longer holds: the next append repeats it).
     const originalEntries = index.length;
-    index.truncate(startEntry + 1);
-    if (index.length < originalEntries) repairReason ??= 'index_entries_past_verified_log';
+    let startEntry = index.length - 1;
     let added = 0;
-    const from = startEntry >= 0 ? index.positionAt(startEntry) : 0;
-    const expected = startEntry >= 0 ? index.offsetAt(startEntry) : startOffset;
     let lastTimestamp = 0;
     let lastBase = -1;
-    walk = walkBatches(disk, logFd, from, fileSize, expected, true, (batch) => {
-      if (batch.position > from || index.length === 0) {
-        index.push(batch.baseOffset, batch.baseTimestamp, batch.position);
-        added++;
-      }
-      lastTimestamp = batch.baseTimestamp;
-      lastBase = batch.baseOffset;
-    });
+    let walk: ReturnType<typeof walkBatches>;
+    for (;;) {
+      // Entries past a candidate are dropped whether it verifies or not (the search only moves down).
+      index.truncate(startEntry + 1);
+      const from = startEntry >= 0 ? index.positionAt(startEntry) : 0;
+      const expected = startEntry >= 0 ? index.offsetAt(startEntry) : startOffset;
+      walk = walkBatches(disk, logFd, from, fileSize, expected, true, (batch) => {
+        if (batch.position > from || index.length === 0) {
+          index.push(batch.baseOffset, batch.baseTimestamp, batch.position);
+          added++;
+        }
+        lastTimestamp = batch.baseTimestamp;
+        lastBase = batch.baseOffset;
+      });
+      if (walk.batches > 0 || startEntry < 0) break;
+      startEntry--;
+    }
+    if (index.length - added < originalEntries) repairReason ??= 'index_entries_past_verified_log';
     if (added > 0) repairReason ??= 'index_entries_missing';
 
     // 4. What follows the last good batch.
@@ -146,6 +148,12 @@ export function recoverSegment(disk: Disk, dir: string, startOffset: number, isL
       closeAll();
       return { kind: 'refused', reason: `sealed_segment_empty: ${segment.logPath}` };
     }
+    assert(
+      index.length === 0
+        ? segment.empty && end === 0
+        : index.offsetAt(index.length - 1) <= segment.endOffset && index.positionAt(index.length - 1) < end,
+      `recover: index of ${segment.logPath} (${index.length} entries) disagrees with its verified log (${end} bytes)`,
+    );
     segment.sealed = !isLast;
     if (isLast) {
       segment.logFd = logFd;

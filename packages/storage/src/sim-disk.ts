@@ -18,7 +18,8 @@
  *   - misdirected write        the bytes land at another position (± k × 512) of the same file.
  * Plus deterministic hooks for tests: `crashAfter(n)` (the n-th next mutating call throws
  * `SimulatedCrash` and the disk halts until `crash()`), `failNext(code, count, after)` (environment errors),
- * `capacityBytes` (ENOSPC), `corruptAtRest` (bit rot of durable bytes).
+ * `capacityBytes` (ENOSPC), `corruptAtRest` (bit rot of durable bytes), `flipOnRead(path, position)`
+ * (one read fault at a chosen read).
  *
  * The fault budget lets the simulator keep at most f replicas corrupted: it gives each replica's
  * disk `setFaultsAllowed(false)` once enough others hold faults, or a finite `allowFaults(n)`.
@@ -178,6 +179,7 @@ export class SimDisk implements Disk {
   #crashCountdown: number | null = null;
   #halted = false;
   #failures: { code: DiskErrorCode; count: number; after: number } | null = null;
+  #readFlip: { path: string; position: number; mask: number; skip: number } | null = null;
   #crashes = 0;
 
   constructor(options: SimDiskOptions) {
@@ -246,6 +248,17 @@ export class SimDisk implements Disk {
   }
 
   /**
+   * A read fault on demand: the read of `path` covering byte `position`, after the next `skip`
+   * such reads (which run clean), hands that byte back xor `mask` (the stored bytes stay). Fires
+   * once, recorded as a `read_bit_flip`; cleared by a crash.
+   */
+  flipOnRead(path: string, position: number, mask = 0x01, skip = 0): void {
+    assert(Number.isInteger(skip) && skip >= 0, 'SimDisk.flipOnRead: skip must be >= 0');
+    assert(mask > 0 && mask <= 0xff, 'SimDisk.flipOnRead: mask must be one byte');
+    this.#readFlip = { path: normalizePath(path), position, mask, skip };
+  }
+
+  /**
    * Power loss: every file and directory falls back to its durable state, every fd is closed.
    * With faults allowed, unsynced writes may persist out of order or torn (see the header).
    */
@@ -268,6 +281,7 @@ export class SimDisk implements Disk {
     this.#halted = false;
     this.#crashCountdown = null;
     this.#failures = null;
+    this.#readFlip = null;
   }
 
   /** Flips bits of stored bytes (durable and volatile): bit rot at rest. Recorded as a fault. */
@@ -337,6 +351,17 @@ export class SimDisk implements Disk {
       const bit = this.#prng.below(8);
       buffer[offset + at] = (buffer[offset + at] as number) ^ (1 << bit);
       this.#record('read_bit_flip', file.path, position + at, 1, `bit ${bit}`, true);
+    }
+    const flip = this.#readFlip;
+    if (flip !== null && flip.path === file.path && flip.position >= position && flip.position < position + n) {
+      if (flip.skip > 0) {
+        flip.skip--;
+      } else {
+        this.#readFlip = null;
+        const at = offset + flip.position - position;
+        buffer[at] = (buffer[at] as number) ^ flip.mask;
+        this.#record('read_bit_flip', file.path, flip.position, 1, `xor 0x${flip.mask.toString(16)} (armed)`, false);
+      }
     }
     return n;
   }

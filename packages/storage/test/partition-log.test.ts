@@ -181,6 +181,42 @@ describe('Partition boot recovery', () => {
     expect([...s.report.swept].sort()).toEqual(['00000000000000099999.index', 'superblock.a.tmp']);
   });
 
+  it('a read fault during recovery never leaves an index entry the recovered log does not hold', () => {
+    // VOPR seeds 1002238 (3 replicas) and 1000151 (5): the tail probe read a batch clean, a second
+    // read of the same bytes came back flipped, the log was cut under the probed entry and the
+    // entry kept; the next append of that offset failed the index's monotonicity assertion.
+    const logPath = `${DIR}/00000000000000000000.log`;
+    for (const sizes of [[4], [4, 4, 4, 4]]) {
+      for (let k = 0; k < sizes.length; k++) {
+        for (let skip = 0; skip < 3; skip++) {
+          const disk = new SimDisk({ seed: 17 });
+          const p = open(disk);
+          must(p.log.append(makeBatches(0, sizes)));
+          must(p.log.close());
+          disk.crash();
+          disk.flipOnRead(logPath, (k + 1) * BATCH_4 - 10, 0x10, skip);
+          const q = open(disk);
+          const active = q.log.active;
+          const index = active.index;
+          expect(index).not.toBeNull();
+          if (index === null) continue;
+          const stored = q.log.nextOffset / 4;
+          expect(index.length).toBe(stored);
+          expect(active.size).toBe(stored * BATCH_4);
+          if (index.length > 0) expect(index.offsetAt(index.length - 1)).toBe(q.log.nextOffset - 4);
+          must(q.log.append(makeBatches(q.log.nextOffset, [4])));
+          must(q.log.close());
+          disk.crash(); // disarms a flip recovery did not reach
+          const r = open(disk);
+          expect(r.log.nextOffset).toBe(q.log.nextOffset);
+          const read = r.reader.first(1000);
+          expect(read.ok).toBe(true);
+          if (read.ok) expect(read.value.messageCount).toBe(r.log.nextOffset);
+        }
+      }
+    }
+  });
+
   it('a crash with unsynced appends loses only the unsynced tail (and keeps the log readable)', () => {
     for (let seed = 0; seed < 20; seed++) {
       const disk = new SimDisk({ seed, faults: { tornWriteProbability: 0.5, unsyncedPersistProbability: 0.5 } });

@@ -144,6 +144,24 @@ describe('SimDisk: injected faults', () => {
     expect(mis.faultLog[0]?.kind).toBe('misdirected_write');
   });
 
+  it('flipOnRead flips one byte of the chosen read covering a position, once', () => {
+    const disk = new SimDisk({ seed: 15 });
+    writeFile(disk, '/f', new Uint8Array(64), true);
+    const fd = disk.open('/f', 'read');
+    const out = new Uint8Array(64);
+    disk.flipOnRead('/f', 40, 0x04, 1);
+    disk.read(fd, out, 0, 16, 0); // does not cover byte 40: not counted
+    disk.read(fd, out, 0, 64, 0); // the skipped read
+    expect(out.every((b) => b === 0)).toBe(true);
+    disk.read(fd, out, 0, 32, 32);
+    expect(out[8]).toBe(0x04);
+    expect(out.filter((b) => b !== 0).length).toBe(1);
+    disk.read(fd, out, 0, 64, 0);
+    expect(out.every((b) => b === 0)).toBe(true);
+    expect(disk.faultLog.map((f) => [f.kind, f.position])).toEqual([['read_bit_flip', 40]]);
+    expect((readWholeFile(disk, '/f') as Uint8Array).every((b) => b === 0)).toBe(true);
+  });
+
   it('the fault budget stops injection once spent', () => {
     const disk = new SimDisk({ seed: 15, faults: { readBitFlipProbability: 1 } });
     disk.allowFaults(2);
