@@ -281,7 +281,8 @@ describe('a truncated acknowledged op stays faulty across a restart (loss path 2
     expect(c.commitMin).toBeLessThan(6);
     // A canonical log that disagrees at op 5 and agrees at 6..8 (white-box: the shape a StartView
     // brings when this replica held a stale op 5 below acked ones).
-    const headers = new Map<number, bigint>([[5, 0xdeadn], [6, c.journal.get(6)!.checksum], [7, c.journal.get(7)!.checksum], [8, c.journal.get(8)!.checksum]]);
+    const held = (op: number): { op: number; checksum: bigint; parent: bigint } => ({ op, checksum: c.journal.get(op)!.checksum, parent: c.journal.get(op)!.parent });
+    const headers = [{ op: 5, checksum: 0xdeadn, parent: c.journal.get(4)!.checksum }, { ...held(6), parent: 0xdeadn }, held(7), held(8)];
     reconcile(c, 8, c.commitMin, headers);
     cluster.process(cluster.nodes[1]!);
     expect([6, 7, 8].every((op) => c.journal.faulty.has(op))).toBe(true);

@@ -30,14 +30,26 @@ import { discardBogus, forgetFaultyAbove, headerAt, resetTrust, truncateJournal,
 import { asView, SUFFIX_MAX, type Op, type ReplicaIndex, type View } from './types.js';
 import { newViewChangeState, suffixEntries, type DvcEntry } from './view-change-state.js';
 
+/** What `reconcile` reads of a canonical header. */
+export type CanonicalHeader = Pick<DvcEntry, 'op' | 'checksum' | 'parent'>;
+
 /**
- * §5.6 step 1 / §5.7 step 1: a single suffix truncation at X = the lowest op above the floor
+ * §5.6 step 1 / §5.7 step 1: a single suffix truncation at X = the lowest op above commit_min
  * whose entry disagrees with the canonical header there, or the first op above the new head.
  * Entries that agreed but sit above X are marked faulty (we may have acked them).
+ *
+ * The scan starts at commit_min, not at the new log's commit point: an entry of an older log view
+ * at or below that commit point is not this log's op either, and once the new log view is durable
+ * a restart would hold it as an op of that log view (its canonical header is not remembered
+ * across the restart) and a DoViewChange would claim it there, against the real op's copies:
+ * the merge then waits for a repair forever (seed 1008032 of 3: an adopted StartView at commit 8
+ * left a truncated view's ops 7 and 8 in the journal). The lowest header's parent names the
+ * canonical op below it, too.
  */
-export function reconcile(c: Core, opHead: Op, commit: Op, headers: ReadonlyMap<Op, bigint>): void {
-  const floor = Math.max(commit, c.commitMin);
-  const top = Math.max(opHead, floor);
+export function reconcile(c: Core, opHead: Op, commit: Op, canonicalHeaders: readonly CanonicalHeader[]): void {
+  const floor = c.commitMin;
+  const top = Math.max(opHead, commit, floor);
+  const headers = canonicalChecksums(canonicalHeaders);
   let x = Number.POSITIVE_INFINITY;
   for (let op = floor + 1; op <= Math.min(c.journal.head, top); op++) {
     const entry = c.journal.get(op);
@@ -57,6 +69,14 @@ export function reconcile(c: Core, opHead: Op, commit: Op, headers: ReadonlyMap<
   }
   if (truncateJournal(c, x, 'reconcile', agreeing).length > 0) c.mark(Mark.ReconcileTruncation, `from ${x}`);
   if (agreeing.length > 0) c.mark(Mark.ReconcileFaulty, `${agreeing.length} ops from ${agreeing[0]}`);
+}
+
+/** Op → canonical checksum: each header's own, and the parent it names at the op below. */
+function canonicalChecksums(headers: readonly CanonicalHeader[]): Map<Op, bigint> {
+  const map = new Map<Op, bigint>();
+  for (const e of headers) map.set(e.op, e.checksum);
+  for (const e of headers) if (e.op > 1 && !map.has(e.op - 1)) map.set(e.op - 1, e.parent);
+  return map;
 }
 
 const svHeaderView = new PrepareHeaderView();
@@ -120,8 +140,7 @@ export function tryFinishView(c: Core): void {
   const parked = c.vc.parked;
   if (parked === null || c.status !== 'view_change' || c.primaryIndex() !== c.self) return;
   if (c.transferring()) return;
-  const headers = new Map<Op, bigint>(parked.headers.map((h) => [h.op, h.checksum]));
-  reconcile(c, parked.opHead, parked.commitMax, headers);
+  reconcile(c, parked.opHead, parked.commitMax, parked.headers);
   const missing = firstUncovered(c, parked.opHead);
   if (missing !== null) {
     if (c.repair !== null) return;
@@ -262,7 +281,7 @@ function adopt(c: Core, view: View, op: Op, commit: Op, headers: readonly DvcEnt
   c.repair = null;
   for (const e of headers) if (e.op >= c.commitMin) c.canon.set(e.op, { checksum: e.checksum, parent: e.parent, header: e.header });
   for (const e of headers) if (e.timestamp > c.lastTimestamp) c.lastTimestamp = e.timestamp;
-  reconcile(c, op, commit, new Map(headers.map((e) => [e.op, e.checksum])));
+  reconcile(c, op, commit, headers);
   c.op = op;
   // Persisted with the log view (the superblock write gates every send in it): after a restart
   // this log still ends at op where the journal may not (restore.ts), or a DoViewChange would
