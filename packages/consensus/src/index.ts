@@ -9,7 +9,7 @@ export { Drop } from './drops.js';
 export { makeConfig, checkConfig, DEFAULT_TICKS, type ConsensusConfig, type ConfigInput, type TimerTicks } from './config.js';
 export type { Effect, EffectKind, Completion, DurableVsrState, SessionOutcome } from './effects.js';
 export { EffectBuffer } from './effects.js';
-export type { StateMachine, PrepareInput, PrepareVerdict, CombineVerdict, PrepareRecord, JournalSource } from './state-machine.js';
+export type { StateMachine, PrepareInput, PrepareVerdict, CombineVerdict, PrepareRecord, JournalSource, PreparePosition } from './state-machine.js';
 export type { ClientRequest, RequestOutcome } from './pipeline.js';
 export type { SessionRequest } from './forwarding-state.js';
 export { FRESH_RESTORE, type RestoreRecord } from './restore.js';

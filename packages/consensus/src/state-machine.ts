@@ -75,11 +75,18 @@ export type CombineVerdict =
 
 export type JournalSource = 'primary' | 'live' | 'repair' | 'restore';
 
+/** Where a live prepare lands in a backup's journal (`StateMachine.verify`). */
+export type PreparePosition = 'append' | 'fill';
+
 export interface StateMachine {
   /** (a) Primary: turn an admitted request into the prepare body, or reject it. */
   prepare(input: PrepareInput): PrepareVerdict;
-  /** (b) Backup: admission check of a live prepare before it is journaled (null = accept). */
-  verify(prepare: PrepareRecord): string | null;
+  /**
+   * (b) Backup: admission check of a live prepare before it is journaled (null = accept).
+   * `append`: it extends the journal head; `fill`: it fills a hole below the head (journaled as a
+   * repaired prepare is, keeping its stamp).
+   */
+  verify(prepare: PrepareRecord, position: PreparePosition): string | null;
   /** (c) A prepare entered the journal. */
   journaled(prepare: PrepareRecord, source: JournalSource): void;
   /** (c) Every un-applied journaled op >= fromOp was removed. */

@@ -16,7 +16,7 @@
  *
  * Replies: SendMessages → its response payload; 161/162/68 → result-framed.
  */
-import type { CombineVerdict, JournalSource, Op, PrepareInput, PrepareRecord, PrepareVerdict, StateMachine } from '@shoal/consensus';
+import type { CombineVerdict, JournalSource, Op, PrepareInput, PreparePosition, PrepareRecord, PrepareVerdict, StateMachine } from '@shoal/consensus';
 import { Operation, concatBatches, encodeResultRejection, encodeResultSuccess, isResultFramed, sendMessagesCommand } from '@shoal/protocol';
 import { type ConsumerRef, type PartitionState, decodeDeleteOffsetBody, decodeStoreOffsetBody, offsetWriteBodyProblem } from '@shoal/state';
 import type { AppliedOp } from './ports.js';
@@ -90,9 +90,9 @@ export class PartitionAdapter implements StateMachine {
     return sendMessagesCommand.encodeResponse({ confirmations });
   }
 
-  verify(prepare: PrepareRecord): string | null {
+  verify(prepare: PrepareRecord, position: PreparePosition): string | null {
     if (prepare.operation !== Operation.SendMessages) return offsetWriteBodyProblem(prepare.operation, prepare.body);
-    return this.state.verify(prepare.body, prepare.timestamp);
+    return this.state.verify(prepare.body, prepare.timestamp, position === 'append');
   }
 
   journaled(prepare: PrepareRecord, source: JournalSource): void {

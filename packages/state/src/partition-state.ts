@@ -113,14 +113,17 @@ export class PartitionState {
    * partition prepare's body has no seal, so this is the only check that catches a payload byte
    * corrupted between the primary and here (the simulator's corrupting network does exactly
    * that; with the batch checksum alone, backups journaled and committed unreadable batches).
+   * `atHead`: the prepare extends the journal, so its batch sits at the dirty offset; a hole's
+   * fill below the head keeps the primary's stamp (checked again against the applied prefix
+   * when it commits).
    */
-  verify(batch: Uint8Array, timestamp: bigint): string | null {
+  verify(batch: Uint8Array, timestamp: bigint, atHead = true): string | null {
     const verdict = validateBatch(batch, { offsetDeltas: 'index' });
     if (!verdict.ok) return verdict.reason;
     const v = verdict.value;
     if (v.messageCount === 0) return 'batch_empty';
     if (v.partitionId !== BigInt(this.identity.partitionId)) return 'partition_id_mismatch';
-    if (v.baseOffset !== this.#dirtyOffset) return 'base_offset_mismatch';
+    if (atHead && v.baseOffset !== this.#dirtyOffset) return 'base_offset_mismatch';
     if (v.baseTimestamp !== timestamp) return 'base_timestamp_mismatch';
     return null;
   }

@@ -47,6 +47,9 @@ describe('partition stamping, verify, truncate, repair', () => {
     expect(backup.verify(s.bytes, 51n)).toBe('base_timestamp_mismatch');
     backup.journaled(1n, s.bytes);
     expect(backup.verify(s.bytes, 50n)).toBe('base_offset_mismatch');
+    // A hole's fill below the journal head keeps the primary's stamp; everything else is checked.
+    expect(backup.verify(s.bytes, 50n, false)).toBeNull();
+    expect(backup.verify(s.bytes, 51n, false)).toBe('base_timestamp_mismatch');
     // The frame bodies are re-hashed (no body seal protects a partition prepare in transit), and
     // the batch checksum binds the stored frame checksums and the header.
     const fresh = new PartitionState(P);

@@ -15,7 +15,7 @@
  */
 import { assert } from '@shoal/stdx';
 import { encodeResultSuccess, xxh3_64 } from '@shoal/protocol';
-import type { CombineVerdict, JournalSource, PrepareInput, PrepareRecord, PrepareVerdict, StateMachine } from '@shoal/consensus';
+import type { CombineVerdict, JournalSource, PrepareInput, PreparePosition, PrepareRecord, PrepareVerdict, StateMachine } from '@shoal/consensus';
 
 const text = new TextEncoder();
 const untext = new TextDecoder();
@@ -163,12 +163,12 @@ export class BatchLogStateMachine implements StateMachine {
     return reply;
   }
 
-  verify(p: PrepareRecord): string | null {
+  verify(p: PrepareRecord, position: PreparePosition): string | null {
     if (p.operation !== 160) return null;
     if (p.body.length < BATCH_STAMP_SIZE) return 'batch_short';
     const s = stampOf(p.body);
     if (s.count === 0) return 'batch_empty';
-    if (s.base !== BigInt(this.nextDirty())) return 'stamp_offset';
+    if (position === 'append' && s.base !== BigInt(this.nextDirty())) return 'stamp_offset';
     if (s.timestamp !== p.timestamp) return 'stamp_timestamp';
     return null;
   }
