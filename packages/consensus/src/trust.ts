@@ -162,9 +162,20 @@ export function forgetFaultyAbove(c: Core, op: Op): void {
   if (forgot) c.effects.push({ kind: 'journal_truncate', fromOp: op + 1, faultyThrough: 0 });
 }
 
-/** Removes a provably non-canonical entry (and everything above it) so repair can replace it. */
+/**
+ * Removes a provably non-canonical entry (and everything above it) so repair can replace it,
+ * together with the unverified run of entries right below it (down to commit_min or the first
+ * trusted entry or hole). Only the bogus entry is proven wrong, but the run below is no better
+ * evidence: it is what the same stale log left behind, and each of its entries would be exposed
+ * only once the one above it is repaired, one repair round of the whole suffix per entry (seed
+ * 101041 of 5: a replica with ten ops of a truncated view below the canonical suffix refetched
+ * 200 ops ten times and did not catch up within the liveness window). Removed entries above
+ * commit_min are faulty (never nacked), as every integrity truncation's are.
+ */
 export function discardBogus(c: Core, op: Op): void {
   assert(op > c.commitMin, 'trust: a bogus entry at or below commit_min was applied');
-  c.mark(Mark.BogusDiscarded, `op ${op}`);
-  truncateJournal(c, op, 'integrity');
+  let from = op;
+  while (from - 1 > c.commitMin && c.journal.get(from - 1)?.trusted === false) from--;
+  c.mark(Mark.BogusDiscarded, from === op ? `op ${op}` : `op ${op} (and the unverified ops from ${from})`);
+  truncateJournal(c, from, 'integrity');
 }
