@@ -96,6 +96,13 @@ interface Life {
    * loss then lost a committed op both had held only in their page cache).
    */
   metadataHigh: number;
+  /**
+   * It missed ops it may have acknowledged when it last went down (`missesAcked` then). While it
+   * is down nothing else tells: its role is gone with the process (seed 1003392 of 3: a replica
+   * with a faulty op 21, down at the degraded phase's pick and restarted by it, was kept as a
+   * survivor; op 21's only body went down for good).
+   */
+  missedAcks: boolean;
   /** Paused until this tick; -1 when running. */
   pausedUntil: number;
 }
@@ -134,7 +141,7 @@ export class Faults {
     this.#host = host;
     this.#p = prng;
     this.#stalledUntil = host.nodes.map(() => -1);
-    this.#lives = host.nodes.map(() => ({ downUntil: -1, lossy: false, recovering: null, lossyAtCommit: -1, metadataHigh: 0, pausedUntil: -1 }));
+    this.#lives = host.nodes.map(() => ({ downUntil: -1, lossy: false, recovering: null, lossyAtCommit: -1, metadataHigh: 0, missedAcks: false, pausedUntil: -1 }));
   }
 
   get lossBudget(): number {
@@ -433,6 +440,7 @@ export class Faults {
       if (busy.transfer) marks.hit('fault.crash_during_transfer');
     }
     const lossy = this.#lossy(node, kind);
+    life.missedAcks = missesAcked(node);
     // (the groups it ever hosted reopen as its metadata applies again what it had applied)
     life.metadataHigh = Math.max(life.metadataHigh, node.metadata?.replica.role.commitMin ?? 0);
     if (lossy) life.lossyAtCommit = Math.max(life.lossyAtCommit, life.metadataHigh);
@@ -574,7 +582,7 @@ export class Faults {
     if (f === 0) return null;
     // Survivors must hold what was acknowledged, undamaged: lossy replicas and faulty disks go first.
     const down = new Set<number>();
-    for (let i = 0; i < this.#lives.length; i++) if (this.#lossyUnsafe(i) || host.faulty.has(i) || missesAcked(host.nodes[i] as SimNode)) down.add(i);
+    for (let i = 0; i < this.#lives.length; i++) if (this.#lossyUnsafe(i) || host.faulty.has(i) || this.#missesAcked(i)) down.add(i);
     if (down.size > f) return null;
     const p = this.#p;
     const healthy = host.nodes.filter((x) => !down.has(x.index) && x.dead === null).map((x) => x.index);
@@ -591,6 +599,12 @@ export class Faults {
       (this.#lives[i] as Life).downUntil = Number.POSITIVE_INFINITY;
     }
     return down;
+  }
+
+  /** `missesAcked`, and for a replica that is down, what it was when it went down. */
+  #missesAcked(i: number): boolean {
+    const node = this.#host.nodes[i] as SimNode;
+    return node.up ? missesAcked(node) : (this.#lives[i] as Life).missedAcks;
   }
 
   /** Ends the degraded phase: the downed replicas come back. */
