@@ -70,6 +70,28 @@ describe('simulator seeds', () => {
     expect(failures(3, [1002238])).toEqual([]);
   }, 170_000);
 
+  // Once liveness failures, metadata with one replica down for good: the degraded phase kept as a
+  // survivor a replica that was down at its pick (restarted by it) and had lost an op it may have
+  // acked (faulty); the op's only other copy went down for good (faults.ts `missedAcks`).
+  it('seeds 1003392, 1004750, 1011886, 1012422 of 3 replicas pass', () => {
+    expect(failures(3, [1003392, 1004750, 1011886, 1012422])).toEqual([]);
+  }, 170_000);
+
+  // Once a liveness failure: a backup adopted a StartView at commit 8 holding ops 7 and 8 of a
+  // truncated view; the reconcile left them (it scanned above the commit point only), a restart
+  // restored them as ops of the new log view, and every merge waited on the conflict at op 7
+  // (start-view.ts reconcile; stale-entries.test.ts).
+  it('seed 1008032 of 3 replicas passes', () => {
+    expect(failures(3, [1008032])).toEqual([]);
+  }, 170_000);
+
+  // Once liveness failures, a partition with one replica down for good: a backup's hole below its
+  // journal head was never filled, its state machine refused the primary's retransmissions as a
+  // base-offset mismatch (prepare.ts: a fill is journaled as a repair; stale-entries.test.ts).
+  it('seeds 1004762, 1011766, 200660 of 3 replicas pass', () => {
+    expect(failures(3, [1004762, 1011766, 200660])).toEqual([]);
+  }, 170_000);
+
   it('8 seeds of 1 replica and 8 of 2 replicas pass', () => {
     expect([...failures(1, seedRange(1, 8)), ...failures(2, seedRange(1, 8))]).toEqual([]);
   }, 120_000);

@@ -43,6 +43,13 @@ describe('simulator seeds', () => {
     expect(failures(5, [100275, 461])).toEqual([]);
   }, 170_000);
 
+  // Once a liveness failure, two replicas down for good: a replica held ten ops of a truncated view
+  // below the canonical suffix, and each repair round exposed one of them and dropped the repaired
+  // suffix above (trust.ts discardBogus takes the unverified run; stale-entries.test.ts).
+  it('seed 101041 of 5 replicas passes', () => {
+    expect(failures(5, [101041])).toEqual([]);
+  }, 170_000);
+
   // Once a crash: the same recovery read fault as seed 1002238 of 3 replicas (a kept index entry
   // at offset 0 over a log cut to 0 bytes; the next append of offset 0 failed the index assertion).
   it('seed 1000151 of 5 replicas passes', () => {
