@@ -28,6 +28,7 @@ export const Mark = Object.freeze({
   // --- The merge on the primary-elect (§5.5).
   /** A nack quorum truncated the merged log above the commit point. */
   MergeNackTruncation: 'merge_nack_truncation',
+  MergePrimaryLogEnd: 'merge_primary_log_end',
   /** Every DVC is in and nobody holds the body of an op: dropped with everything above. */
   MergeUnservableTruncation: 'merge_unservable_truncation',
   /** The commit-point op was taken without a present copy (or without a header at all). */

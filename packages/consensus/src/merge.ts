@@ -12,7 +12,9 @@
  *      (and deadlocks at or below it); no usable canonical copy waits for repair (or, once all
  *      n DVCs are in, drops an op nobody holds a body of, and deadlocks otherwise); with no
  *      canonical header but one older-log_view header H that its holders plus the nacks make a
- *      nack quorum against any other op, H is the op there (`olderViewCandidate`);
+ *      nack quorum against any other op, H is the op there (`olderViewCandidate`; right above the
+ *      commit point only when it chains to the committed op); above the end of the log of the
+ *      canonical log view's primary, when its DVC knows that end, the log is cut (`canonicalLogEnd`);
  *   5. chain the canonical headers from op_head down to max(commit_max, 1);
  *   6. "committed elsewhere": older-log_view headers at or below their sender's commit that the
  *      header list does not cover, kept only when chained to the header above them.
@@ -41,6 +43,7 @@ export type MergeResult =
 /** Rules of the merge beyond the plain scan (docs/internals-view-change.md). */
 export type MergePath =
   | 'nack_truncation'
+  | 'primary_log_end'
   | 'unservable_truncation'
   | 'commit_point_without_copy'
   | 'log_end_unknown'
@@ -143,6 +146,33 @@ function olderViewCandidate(dvcs: readonly DvcRecord[], op: Op, canonicalLogView
   return found === null ? null : { entry: found, holders, present };
 }
 
+/**
+ * The op at which the canonical log view's log ends, when its primary's DVC is in and knows where
+ * its log ends; else null. Only that view's primary assigned ops in it, and it sends a Prepare only
+ * once its own journal holds it (send.ts), so its log is the whole log of that view: an op above
+ * its end was never in it. And every op committed before that view started is in its log (the
+ * merge that started it held a quorum). So no op above the end is committed, by any view up to the
+ * canonical one, nor by a later one (none started: its log view would be the canonical one).
+ * Seed 1017918 of 3: the primary of log view 1 ended at op 8, the other canonical sender had lost
+ * its tail, and the only headers above were an older view's: without this bound the merge took
+ * them (`olderViewCandidate`) on top of a committed op 8 they did not chain to.
+ */
+function canonicalLogEnd(canonical: readonly DvcRecord[], canonicalLogView: number, replicaCount: number): Op | null {
+  const primary = canonical.find((d) => d.replica === canonicalLogView % replicaCount);
+  return primary === undefined || logEndUnknown(primary) ? null : primary.op;
+}
+
+/**
+ * The checksum of the committed op at the commit point, when the merge knows it: a canonical
+ * sender's header there (the canonical log holds the committed prefix), or the merging replica's
+ * own applied entry. Null when unknown (every copy compacted or lost).
+ */
+function committedChecksumAt(dvcs: readonly DvcRecord[], canonical: readonly DvcRecord[], op: Op, self: MergeSelf | null): bigint | null {
+  const header = canonicalAt(canonical, op);
+  if (header === 'conflict') return null;
+  return (header ?? appliedHere(dvcs, op, self))?.checksum ?? null;
+}
+
 function tally(dvcs: readonly DvcRecord[], op: Op, canonical: DvcEntry | null, canonicalLogView: number): { copies: number; nacks: number; unknownEnds: number } {
   let copies = 0;
   let nacks = 0;
@@ -215,7 +245,13 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
   const adopted = new Map<Op, DvcEntry>();
   let opHead = opHeadMax;
   const low = Math.max(commitMax, 1);
+  const logEnd = canonicalLogEnd(canonical, canonicalLogView, replicaCount);
   for (let op = low; op <= opHeadMax; op++) {
+    if (logEnd !== null && op > logEnd && op > commitMax) {
+      paths.add('primary_log_end');
+      opHead = op - 1;
+      break;
+    }
     const header = canonicalAt(canonical, op);
     const conflict = header === 'conflict';
     const canon = conflict ? null : (header ?? (op === commitMax ? appliedHere(dvcs, op, self) : null));
@@ -249,7 +285,11 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
     }
     if (!conflict && canon === null && op > commitMax) {
       const older = olderViewCandidate(dvcs, op, canonicalLogView);
-      if (older !== null && older.present && nacks + older.holders >= q.nack) {
+      // Right above the commit point the candidate must chain to the committed op there: an older
+      // log view's op may sit on a branch that a later view truncated below the commit point
+      // (seed 1017918 of 3). Further up, the header chain below checks each link.
+      const chains = older !== null && (op - 1 !== commitMax || commitMax === 0 || committedChecksumAt(dvcs, canonical, commitMax, self) === older.entry.parent);
+      if (older !== null && chains && older.present && nacks + older.holders >= q.nack) {
         // Deviation: upstream counts every older-log_view header as a nack here. That is
         // unsound when the canonical op is unknown (it may be this very header: merge.test.ts);
         // counted as "a nack against any other op", the header is the one op that may be

@@ -127,6 +127,7 @@ export function onDoViewChange(c: Core, frame: Uint8Array): string | null {
 
 const MERGE_MARKS: Readonly<Record<MergePath, Mark>> = {
   nack_truncation: Mark.MergeNackTruncation,
+  primary_log_end: Mark.MergePrimaryLogEnd,
   unservable_truncation: Mark.MergeUnservableTruncation,
   commit_point_without_copy: Mark.MergeCommitPointWithoutCopy,
   log_end_unknown: Mark.MergeLogEndUnknown,

@@ -301,4 +301,40 @@ describe('merge (§5.5)', () => {
     const forked = [...dvcs, dvc(5, 3, 6, 3, [h(6, 2, 1), h(5), h(4), h(3)])];
     expect(merge(forked, 6, quorums(6), { replica: 1, commitMin: 3 }).kind).not.toBe('ready');
   });
+  // Seed 1017918 of 3 (partition, every DVC in): replica 1, the primary of log view 1, ends at
+  // op 8 = its commit (its copy of 8 compacted: a blank); replica 2 (log view 1) lost its tail;
+  // replica 0 (log view 0) holds its own view-0 ops 7..34 on a branch (chain B) that view 1
+  // truncated: ops 7 and 8 were committed in view 1 as chain A's. Before, at 9 replica 1's log end
+  // (a nack) and replica 0's older copy made a nack quorum against any other op and the merge
+  // took B9..B34 on top of the committed A8 (then replica 0 applied its own B7, B8: two ops 7).
+  it('the canonical log view\'s primary bounds the log where it knows its end (seed 1017918 of 3)', () => {
+    const lostTail = dvc(2, 1, 135, 8, Array.from({ length: 128 }, (_, i) => blank(135 - i, false)));
+    const primary = dvc(1, 1, 8, 8, [blank(8, false)]);
+    const chainB: DvcEntry[] = [];
+    for (let x = 34; x >= 7; x--) chainB.push(h(x, 2, 2));
+    const older = dvc(0, 0, 34, 6, [...chainB, blank(6, false)]);
+    const r = merge([lostTail, primary, older], 3, q3, { replica: 1, commitMin: 8 });
+    expect(r).toMatchObject({ kind: 'ready', opHead: 8, commitMax: 8 });
+    expect(r.kind === 'ready' && r.paths).toContain('primary_log_end');
+    expect(r.kind === 'ready' && r.paths).not.toContain('older_view_adopted');
+  });
+
+  // The same DVCs with log view 2 (its primary, replica 2, is the one that lost its tail: no
+  // bound). Right above the commit point an older log view's header is taken only when it chains
+  // to the committed op there; the committed op 8's header is unknown here, so B9 is not taken.
+  it('an older log view\'s header right above the commit point must chain to the committed op there', () => {
+    const lostTail = dvc(2, 2, 135, 8, Array.from({ length: 128 }, (_, i) => blank(135 - i, false)));
+    const chainB: DvcEntry[] = [];
+    for (let x = 34; x >= 7; x--) chainB.push(h(x, 2, 2));
+    const older = dvc(0, 0, 34, 6, [...chainB, blank(6, false)]);
+    const unknown = merge([lostTail, dvc(1, 2, 8, 8, [blank(8, false)]), older], 3, q3, { replica: 1, commitMin: 8 });
+    expect(unknown.kind).not.toBe('ready');
+    // A known committed A8 that B9 does not chain to: not taken either.
+    const otherChain = merge([lostTail, dvc(1, 2, 8, 8, [h(8)]), older], 3, q3, { replica: 1, commitMin: 8 });
+    expect(otherChain.kind).not.toBe('ready');
+    // B9 on top of a committed B8: taken.
+    const same = merge([lostTail, dvc(1, 2, 8, 8, [h(8, 2, 2)]), older], 3, q3, { replica: 1, commitMin: 8 });
+    expect(same).toMatchObject({ kind: 'ready', opHead: 34, commitMax: 8 });
+    expect(same.kind === 'ready' && same.paths).toContain('older_view_adopted');
+  });
 });

@@ -92,6 +92,14 @@ describe('simulator seeds', () => {
     expect(failures(3, [1004762, 1011766, 200660])).toEqual([]);
   }, 170_000);
 
+  // Once a safety failure: the merge took an older log view's ops 9..34 on top of a committed
+  // op 8 they did not chain to, and the replica holding them applied its own older ops 7 and 8
+  // (merge.ts: the canonical log view's primary bounds the log; an older header right above the
+  // commit point must chain to it; merge.test.ts keeps the DVCs).
+  it('seeds 1017918 and 1000216 of 3 replicas pass', () => {
+    expect(failures(3, [1017918, 1000216])).toEqual([]);
+  }, 170_000);
+
   it('8 seeds of 1 replica and 8 of 2 replicas pass', () => {
     expect([...failures(1, seedRange(1, 8)), ...failures(2, seedRange(1, 8))]).toEqual([]);
   }, 120_000);
