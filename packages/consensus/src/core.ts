@@ -127,7 +127,7 @@ export class Core {
   appendRetries = 0;
   /** Set when the core emitted `fatal`: every later entry point is a no-op. */
   stopped: string | null = null;
-  /** Entry-point counter (logs). */
+  /** Ticks in this life (logs, and the age of a backup's last ack: hand-back.ts). */
   steps = 0;
   /** Coverage marks reached in this life (marks.ts). */
   readonly marks = new Map<Mark, number>();

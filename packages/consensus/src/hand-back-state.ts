@@ -6,10 +6,12 @@
  */
 import type { Op, View } from './types.js';
 
-/** The last PrepareOk the primary counted from one replica: its view and highest op. */
+/** The last PrepareOk the primary counted from one replica: its view, highest op, and when. */
 export interface AckProgress {
   view: number;
   op: Op;
+  /** The primary's tick count (`Core.steps`) when it counted the latest one. */
+  step: number;
 }
 
 /** A hand-back in progress: in view `from`, the pipeline drains, then the primary enters `to`. */
@@ -21,13 +23,14 @@ export interface HandBack {
 }
 
 export function newAckProgress(replicaCount: number): AckProgress[] {
-  return Array.from({ length: replicaCount }, () => ({ view: -1, op: 0 }));
+  return Array.from({ length: replicaCount }, () => ({ view: -1, op: 0, step: -1 }));
 }
 
-/** A PrepareOk from `replica` for `op` in `view` was counted. */
-export function noteAck(acks: readonly AckProgress[], replica: number, view: number, op: Op): void {
+/** A PrepareOk from `replica` for `op` in `view` was counted at tick `step`. */
+export function noteAck(acks: readonly AckProgress[], replica: number, view: number, op: Op, step: number): void {
   const progress = acks[replica];
   if (progress === undefined) return;
+  progress.step = step;
   if (progress.view !== view) {
     progress.view = view;
     progress.op = op;

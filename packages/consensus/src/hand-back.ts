@@ -14,9 +14,15 @@
  * dropped by a view change.
  *
  * "Caught up": the target's last PrepareOk counted in this view is within one pipeline of
- * commit_max, so the new primary needs at most a pipeline's worth of repair. A group with no
- * write in this view has no such evidence and is not handed back until it sees writes.
+ * commit_max, so the new primary needs at most a pipeline's worth of repair, and it is at most
+ * HAND_BACK_ACK_FRESH_TICKS old, so the target is alive now. Without the age bound a target
+ * killed while the group was quiet still looked caught up (its last ack stays within a pipeline
+ * of a commit point that no longer moves), and the group was handed to a dead replica: the
+ * writes stalled for a whole view-change timeout (the nemesis's restart-then-kill episodes, up
+ * to 8 s). A group with no write for that long has no such evidence and is not handed back until
+ * it sees writes again; the check is repeated when the drain ends.
  */
+import { promoteRequests } from './commit.js';
 import type { Core } from './core.js';
 import { Mark } from './marks.js';
 import { asView, type ReplicaIndex, type View } from './types.js';
@@ -25,13 +31,22 @@ import { enterViewChange } from './view-change.js';
 /** A drain longer than this (ticks: 1 s at 10 ms) gives up waiting; the in-flight writes get 57. */
 export const HAND_BACK_DRAIN_TICKS_MAX = 100;
 
+/** The oldest PrepareOk (ticks: 1 s at 10 ms) that still shows the target alive. */
+export const HAND_BACK_ACK_FRESH_TICKS = 100;
+
 /** True when this replica, the group's acting primary, could hand the group to `target` now. */
 export function canHandBack(c: Core, target: number): boolean {
   if (!Number.isInteger(target) || target < 0 || target >= c.n || target === c.self) return false;
   if (!c.isActingPrimary() || c.transferring() || c.handBack !== null) return false;
   if (c.commitMin !== c.commitMax || c.commitMax < c.recoveryBarrier || c.commitMax === 0) return false;
+  return targetCaughtUp(c, target);
+}
+
+/** The target acked in this view, within one pipeline of commit_max, and recently (see above). */
+function targetCaughtUp(c: Core, target: number): boolean {
   const progress = c.acks[target];
-  return progress !== undefined && progress.view === c.view && progress.op + c.config.prepareQueueDepth >= c.commitMax;
+  return progress !== undefined && progress.view === c.view && progress.op + c.config.prepareQueueDepth >= c.commitMax
+    && c.steps - progress.step <= HAND_BACK_ACK_FRESH_TICKS;
 }
 
 /** The first view above the current one that `target` leads. */
@@ -67,6 +82,13 @@ function finishHandBack(c: Core): void {
   }
   if (!c.pipeline.empty && handBack.ticks < HAND_BACK_DRAIN_TICKS_MAX) return;
   c.handBack = null;
+  const target = c.primaryIndex(handBack.to);
+  if (!targetCaughtUp(c, target)) {
+    // It went quiet while the pipeline drained: keep leading; the parked requests go on here.
+    c.event('view_change', `hand back to replica ${target} called off: no ack for ${HAND_BACK_ACK_FRESH_TICKS} ticks`);
+    promoteRequests(c);
+    return;
+  }
   if (!c.pipeline.empty) c.mark(Mark.HandBackDrainBounded, `view ${c.view}: ${c.pipeline.length} prepares in flight`);
   c.event('view_change', `hand back: view ${handBack.from} to view ${handBack.to} (replica ${c.primaryIndex(handBack.to)})`);
   enterViewChange(c, handBack.to);

@@ -204,7 +204,7 @@ export function onPrepareOk(c: Core, frame: Uint8Array): string | null {
   if (c.transferring()) return c.drop(Command.PrepareOk, h.replica, Drop.Transferring);
   // Progress of each backup (hand-back.ts), late acks of committed ops included: the quorum's
   // slowest member acks after the commit, and that is the one whose progress matters.
-  if (c.journal.get(h.opNumber)?.checksum === h.prepareChecksum) noteAck(c.acks, h.replica, c.view, h.opNumber);
+  if (c.journal.get(h.opNumber)?.checksum === h.prepareChecksum) noteAck(c.acks, h.replica, c.view, h.opNumber, c.steps);
   const entry = c.pipeline.get(h.opNumber);
   if (entry === undefined) return c.drop(Command.PrepareOk, h.replica, Drop.AckNotInPipeline);
   if (entry.checksum !== h.prepareChecksum) return c.drop(Command.PrepareOk, h.replica, Drop.AckChecksumMismatch);

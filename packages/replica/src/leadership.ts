@@ -49,9 +49,12 @@ export class HandBackPolicy {
     this.#holdTicks = holdTicks;
   }
 
-  /** One driver tick (after the core's). True when it started a hand-back. */
-  tick(replica: HandBackReplica): boolean {
-    if (!replica.canHandBack(this.#preferred)) {
+  /**
+   * One driver tick (after the core's). True when it started a hand-back. `linked`: the host's
+   * link to a replica is up; a down link resets the hold like a replica that is not caught up.
+   */
+  tick(replica: HandBackReplica, linked: (replica: number) => boolean = () => true): boolean {
+    if (!linked(this.#preferred) || !replica.canHandBack(this.#preferred)) {
       this.#caughtUpTicks = 0;
       return false;
     }

@@ -61,6 +61,12 @@ export interface PartitionDriverOptions extends DriverOptions {
    * The revision is recorded in `purge.gen` for the next boot.
    */
   readonly createdRevision?: bigint;
+  /**
+   * The host's view of its link to a replica (the runtime: the status table's link owner). A
+   * hand-back waits while the preferred replica's link is down: a killed process drops its link
+   * at once, sooner than its acks go stale (consensus hand-back.ts). Absent: always linked.
+   */
+  readonly peerLinked?: (replica: number) => boolean;
 }
 
 /** What the metadata plane committed about this partition (after each commit touching it). */
@@ -78,6 +84,10 @@ interface Frontier {
 function fullConfig(input: DriverOptions['config']): ConsensusConfig {
   const c = input as ConsensusConfig;
   return c.ticks !== undefined && c.effectsCapacity !== undefined && Object.isFrozen(c) ? c : makeConfig(input);
+}
+
+function alwaysLinked(): boolean {
+  return true;
 }
 
 /** How `openStorage` words an I/O error (anything else it returns is a refusal reason). */
@@ -138,6 +148,7 @@ export class PartitionDriver extends GroupDriver {
   #lostMarked = false;
   /** Gives the group back to its preferred replica after a failover (leadership.ts). */
   readonly #handBack: HandBackPolicy;
+  readonly #peerLinked: (replica: number) => boolean;
 
   private constructor(
     options: PartitionDriverOptions, config: ConsensusConfig, replica: Replica, adapter: PartitionAdapter,
@@ -156,6 +167,7 @@ export class PartitionDriver extends GroupDriver {
     this.#durable = durable;
     this.#journal = journal;
     this.#handBack = new HandBackPolicy(preferredPrimary(options.group, config.replicaCount));
+    this.#peerLinked = options.peerLinked ?? alwaysLinked;
     this.messageLog = new SegmentMessageLog(this);
     this.#staging = new TransferStaging(config.messageSizeMax, (entries, commitOp) => {
       const installer = new PartitionInstaller(options.disk, options.dir, entries, BigInt(commitOp));
@@ -436,7 +448,7 @@ export class PartitionDriver extends GroupDriver {
   /** Leadership hand-back after a failover, once the preferred replica is back and caught up. */
   protected override afterCoreTick(): void {
     // The core reports a hand-back itself (a `view_change` event and the hand_back_started mark).
-    this.#handBack.tick(this.replica);
+    this.#handBack.tick(this.replica, this.#peerLinked);
   }
 
   protected override admitFrame(frame: Uint8Array): string | null {

@@ -480,6 +480,7 @@ export class PartitionHost implements ForwardOutcomes {
       },
       time: this.#clock,
       prng: randomPrng(),
+      peerLinked: (replica) => o.status.replicaOwner(replica) >= 0,
       hooks: {
         fatal: (reason, detail) => o.fatal(reason, `partition ${route.streamId}/${route.topicId}/${route.partitionId}: ${detail}`),
         committed: () => {
