@@ -487,7 +487,13 @@ export class ClusterRouter {
       connection.setCredentials(this.#credentials);
       this.#pool.set(key, connection);
     }
+    connection.reconnectInPlace = !this.#otherNodesKnown();
     return connection;
+  }
+
+  /** More than one node to go to: the router, not the connection, retries (TcpConnection.reconnectInPlace). */
+  #otherNodesKnown(): boolean {
+    return this.#leaderAware && (this.#bootstrap.length > 1 || (this.#view?.nodes.length ?? 0) > 1);
   }
 
   #markDown(key: string): void {

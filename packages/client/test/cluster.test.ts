@@ -129,6 +129,29 @@ describe('leader redirection', () => {
     expect([...a.streams.values()].map((s) => s.name)).toContain('during');
   });
 
+  it('a node that went away costs one dial, not the connection\'s reconnect retries: the router moves on', async () => {
+    // The nemesis's 3-5 s write gaps after a kill -9: each pooled connection re-dialed its dead
+    // node 4 times, 1 s apart, before the router could try the node that leads now.
+    const c = connect({ reconnect: { maxRetries: 3, intervalMs: 1000 } });
+    const reconnecting: string[] = [];
+    c.on('reconnecting', (e) => {
+      if (e.type === 'reconnecting') reconnecting.push(e.node);
+    });
+    await c.stream.create({ name: 'before' });
+    expect(b.requestsOf(CommandCode.CreateStream)).toHaveLength(1);
+    let lost = false;
+    c.on('disconnected', (e) => {
+      if (e.type === 'disconnected' && e.node === b.address) lost = true;
+    });
+    leader = 'a';
+    await b.close();
+    // The connection knows its node is gone before the next write needs it.
+    while (!lost) await sleep(5);
+    await c.stream.create({ name: 'after' });
+    expect([...a.streams.values()].map((s) => s.name)).toContain('after');
+    expect(reconnecting).toEqual([]);
+  });
+
   it('partition writes learn the partition primary from 58s and stick to it', async () => {
     const c = connect();
     // node-b leads the metadata group, but node-a is the primary of partition 1.
