@@ -226,6 +226,11 @@ export class Network {
     return this.#blocked[from * this.endpoints + to] === 1;
   }
 
+  /** What a replica's host sees of its link to `to`: the peer is up and neither direction is cut. */
+  linked(from: number, to: number): boolean {
+    return this.#down[to] === 0 && this.#blocked[from * this.endpoints + to] === 0 && this.#blocked[to * this.endpoints + from] === 0;
+  }
+
   healAll(): void {
     this.#blocked.fill(0);
   }

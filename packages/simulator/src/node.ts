@@ -23,6 +23,8 @@ export interface NodeEnv {
   readonly messagesRequiredToSave: number;
   now(): number;
   send(from: number, to: number, frame: Uint8Array): void;
+  /** The host's view of its replica link to `to` (the runtime: the status table's link owner). */
+  linked(from: number, to: number): boolean;
   /** Checker and trace hooks. */
   committed(node: number, group: bigint, op: number, operation: number, checksum: bigint | null): void;
   applied(node: number, op: AppliedOp): void;
@@ -287,6 +289,7 @@ export class SimNode {
       prng: this.#prng.fork(),
       completionDelay: (c: Completion) => env.completionDelay(this.index, c),
       hooks: this.#hooks(group, createdRevision, holder),
+      peerLinked: (replica: number) => env.linked(this.index, replica),
     };
     let opened = PartitionDriver.open(options);
     if (!opened.ok && opened.reason === 'partition_recovery_refused') {

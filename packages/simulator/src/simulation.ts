@@ -134,6 +134,7 @@ export class Simulation {
       messagesRequiredToSave: options.messagesRequiredToSave,
       now: (): number => this.#tick,
       send: (from: number, to: number, frame: Uint8Array): void => this.network.send(from, to, frame, this.#tick),
+      linked: (from: number, to: number): boolean => this.network.linked(from, to),
       committed: (node: number, group: bigint, op: number, operation: number, checksum: bigint | null): void => {
         this.checker.committed(node, group, op, operation, checksum);
         this.timeline?.commit(this.#tick, node, group === METADATA_GROUP_ID);
