@@ -16,7 +16,7 @@ const PERIOD = 100;
 const GRACE = 250;
 const BASE = 10;
 
-function harness(selfId: number, count: number) {
+function harness(selfId: number, count: number, extra: { readonly restartRedialCapMs?: number; readonly restartWindowMs?: number } = {}) {
   let now = 0;
   const installed = new Set<number>();
   const calls: number[] = [];
@@ -37,6 +37,7 @@ function harness(selfId: number, count: number) {
     log: SILENT_LOG,
     now: () => now,
     redialBaseMs: BASE,
+    ...extra,
     setTimer: (fn, ms) => {
       const timer = { at: now + ms, fn, live: true };
       timers.push(timer);
@@ -144,6 +145,57 @@ describe('Dialer', () => {
     h.advance(0);
     expect(h.calls.length).toBe(before + 1);
     expect(h.dialer.stats()[0]).toMatchObject({ peer: 1, failures: 0, pending: true });
+  });
+
+  it('a peer whose stable link dropped is re-dialed at most the restart cap apart, then with the usual backoff', async () => {
+    const CAP = 30;
+    const WINDOW = 400;
+    const h = harness(0, 2, { restartRedialCapMs: CAP, restartWindowMs: WINDOW });
+    h.dialer.sweep();
+    await h.settle(1, true);
+    h.installed.add(1);
+    h.advance(PERIOD);
+    h.installed.delete(1);
+    h.dialer.linkDown(1);
+    h.advance(0);
+    expect(h.calls).toEqual([1, 1]); // at once
+    // The peer's port refuses while it restarts: the waits stop growing at the cap...
+    const waits: number[] = [];
+    let elapsed = 0;
+    while (elapsed < WINDOW + 2 * PERIOD) {
+      await h.settle(1, false);
+      const before = h.calls.length;
+      let waited = 0;
+      while (h.calls.length === before) {
+        h.advance(1);
+        waited++;
+        if (waited > PERIOD * 2) throw new Error('no re-dial');
+      }
+      waits.push(waited);
+      elapsed += waited;
+    }
+    expect(waits.slice(0, 5)).toEqual([BASE, 2 * BASE, CAP, CAP, CAP]);
+    // ...and once the window has passed, a peer that stays away backs off up to the period.
+    expect(waits.slice(-2)).toEqual([PERIOD, PERIOD]);
+    // Back: installed, and the next stable drop starts a new window.
+    await h.settle(1, true);
+    h.installed.add(1);
+    h.advance(PERIOD);
+    h.installed.delete(1);
+    h.dialer.linkDown(1);
+    h.advance(0);
+    const again: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      await h.settle(1, false);
+      const before = h.calls.length;
+      let waited = 0;
+      while (h.calls.length === before) {
+        h.advance(1);
+        waited++;
+      }
+      again.push(waited);
+    }
+    expect(again).toEqual([BASE, 2 * BASE, CAP, CAP]);
   });
 
   it('ignores a link down of a peer it does not dial, and stops re-dialing once stopped', async () => {

@@ -11,6 +11,14 @@
  *   stalls when the sweep and its whole-sweep backoff decided). Each consecutive failure (a
  *   failed attempt, or a link that died younger than a period) doubles the wait from
  *   `REDIAL_BASE_MS`, capped at the period; a link that stays up a period resets it.
+ * - A restarting peer: for `RESTART_WINDOW_MS` after a stable link dropped, the failed attempts
+ *   (the peer's port refuses while its process restarts) are capped at `RESTART_REDIAL_CAP_MS`
+ *   instead of the period, so the link is back within that cap of the peer listening again.
+ *   The doubling up to the period let a peer that restarted in ~2 s wait another 1-2 s for its
+ *   links (the dials had reached 0.8 s, then 1.6 s apart), and its metadata and partitions stayed
+ *   latched meanwhile: a primary killed in that window stalled writes for ~3 s (the nemesis).
+ *   A refused dial on a LAN costs a SYN and a RST; after the window a peer that stays away is
+ *   dialed with the usual backoff.
  *
  *   due(target) ─┬─ installed? ─────────────── skip
  *                ├─ pending (younger than grace + period)? ── skip
@@ -18,7 +26,8 @@
  *                └─ attempt(target) ─▶ true: failures = 0   false: failures++, nextAttemptAt = now + wait(failures)
  *   linkDown(target): shortLived = (up >= period ? 0 : shortLived + 1); failures = shortLived;
  *                     nextAttemptAt = now + wait(failures)
- *   wait(0) = 0, wait(n) = min(REDIAL_BASE_MS × 2^(n-1), reconnect_period)
+ *   wait(0) = 0, wait(n) = min(REDIAL_BASE_MS × 2^(n-1), cap)
+ *   cap = RESTART_REDIAL_CAP_MS within RESTART_WINDOW_MS of a stable link's drop, else reconnect_period
  */
 import { connect, type Socket } from 'node:net';
 import type { MessageBusConfig } from '../config/index.js';
@@ -32,6 +41,10 @@ import { dialTls, type ReplicaTlsMaterial } from './tls.js';
 
 /** The first re-dial after a failure; doubles per consecutive failure up to `reconnect_period`. */
 export const REDIAL_BASE_MS = 100;
+/** The longest re-dial wait while a peer whose stable link dropped is presumably restarting. */
+export const RESTART_REDIAL_CAP_MS = 200;
+/** How long after a stable link's drop the restart cap applies. */
+export const RESTART_WINDOW_MS = 60_000;
 
 export interface DialerOptions {
   readonly selfId: number;
@@ -49,6 +62,9 @@ export interface DialerOptions {
   readonly setTimer?: (fn: () => void, ms: number) => () => void;
   /** First re-dial wait after a failure (default `REDIAL_BASE_MS`). */
   readonly redialBaseMs?: number;
+  /** The restart cap and window (defaults `RESTART_REDIAL_CAP_MS`, `RESTART_WINDOW_MS`). */
+  readonly restartRedialCapMs?: number;
+  readonly restartWindowMs?: number;
 }
 
 interface TargetState {
@@ -61,6 +77,8 @@ interface TargetState {
   installedAt: number | null;
   /** Consecutive links that died younger than a period (a peer that accepts, then drops us). */
   shortLived: number;
+  /** When a stable link last dropped (null: none since the last install): the restart window. */
+  stableDroppedAt: number | null;
 }
 
 export interface DialTargetStats {
@@ -87,7 +105,7 @@ export class Dialer {
     this.#targets = options.peers
       .filter((peer) => peer.replicaId > options.selfId)
       .sort((a, b) => a.replicaId - b.replicaId)
-      .map((target) => ({ target, pendingSince: null, failures: 0, nextAttemptAt: 0, attempts: 0, installedAt: null, shortLived: 0 }));
+      .map((target) => ({ target, pendingSince: null, failures: 0, nextAttemptAt: 0, attempts: 0, installedAt: null, shortLived: 0, stableDroppedAt: null }));
   }
 
   /** Replica ids this node dials. */
@@ -121,9 +139,10 @@ export class Dialer {
     const stable = state.installedAt !== null && now - state.installedAt >= this.#options.reconnectPeriodMs;
     state.installedAt = null;
     state.shortLived = stable ? 0 : state.shortLived + 1;
+    if (stable) state.stableDroppedAt = now;
     // Failed attempts from here on continue the doubling where the short-lived links left it.
     state.failures = state.shortLived;
-    state.nextAttemptAt = now + this.#wait(state.failures);
+    state.nextAttemptAt = now + this.#wait(state.failures, state);
     this.#arm();
   }
 
@@ -168,18 +187,22 @@ export class Dialer {
     if (installed) {
       state.failures = 0;
       state.installedAt = this.#now();
+      state.stableDroppedAt = null;
       state.nextAttemptAt = 0;
       return;
     }
     state.failures++;
-    state.nextAttemptAt = this.#now() + this.#wait(state.failures);
+    state.nextAttemptAt = this.#now() + this.#wait(state.failures, state);
     this.#arm();
   }
 
-  #wait(failures: number): number {
+  #wait(failures: number, state: TargetState): number {
     if (failures === 0) return 0;
     const base = this.#options.redialBaseMs ?? REDIAL_BASE_MS;
-    return Math.min(base * 2 ** Math.min(failures - 1, 30), this.#options.reconnectPeriodMs);
+    const period = this.#options.reconnectPeriodMs;
+    const restarting = state.stableDroppedAt !== null && this.#now() - state.stableDroppedAt < (this.#options.restartWindowMs ?? RESTART_WINDOW_MS);
+    const cap = restarting ? Math.min(this.#options.restartRedialCapMs ?? RESTART_REDIAL_CAP_MS, period) : period;
+    return Math.min(base * 2 ** Math.min(failures - 1, 30), cap);
   }
 
   /** Arms one timer for the earliest re-dial that falls before the next sweep would. */
