@@ -32,7 +32,7 @@ import { startRepair } from './repair.js';
 import { newNonce } from './repair-state.js';
 import { requestSuperblockWrite } from './superblock.js';
 import { sendDirect } from './send.js';
-import { resetTrust } from './trust.js';
+import { pruneCanon } from './trust.js';
 import type { Op, ReplicaIndex, TransferStage } from './types.js';
 
 const LEGAL: Readonly<Record<TransferStage, readonly TransferStage[]>> = {
@@ -247,7 +247,12 @@ function installed(c: Core, commitOp: Op, snapshotOp: Op, table: Extract<Complet
     c.sm.truncated(snapshotOp + 1);
     c.commitMin = snapshotOp;
     if (c.op < snapshotOp) c.op = snapshotOp;
-    resetTrust(c, 0);
+    // The log view is unchanged, so its canonical headers above the snapshot still are: kept,
+    // this replica's DoViewChange goes on naming them (a faulty slot with a known header).
+    // Forgetting them lost the only evidence that an older log view's copy of op 53 was the
+    // current log's op 53, and every merge deadlocked on it (seed 1006750 of 3).
+    c.journal.untrustAbove(c.commitMin);
+    pruneCanon(c);
     if (c.plane.checkpoints) {
       c.sb.checkpointOp = snapshotOp;
     }

@@ -108,8 +108,12 @@ export function verify(c: Core, x: Op): { verdict: Verdict; bogusOp: Op } {
     if (e === undefined) return { verdict: 'unverified', bogusOp: 0 };
     y++;
   }
-  // Walk back down from y - 1 to x, checking each link.
+  // Walk back down from y - 1 to x, checking each link. A parent of 0 is "unknown" (the first
+  // prepare of a log that started above a lost commit-point header), not a checksum: the entries
+  // below it stay unverified. Taken as a checksum it proved every entry below bogus, and a
+  // replica re-fetched and discarded the same committed ops forever (seed 1009712 of 3).
   for (let k = y - 1; k >= x; k--) {
+    if (parent === 0n) return { verdict: 'unverified', bogusOp: 0 };
     const e = c.journal.get(k);
     assert(e !== undefined, 'trust: chain walk met a hole');
     if (e.checksum !== parent) return { verdict: 'bogus', bogusOp: k };

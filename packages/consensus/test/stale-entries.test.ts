@@ -10,7 +10,7 @@ import { Mark } from '../src/index.js';
 import { coreOf, type Core } from '../src/testing.js';
 import { entryFromFrame } from '../src/journal.js';
 import { reconcile } from '../src/start-view.js';
-import { discardBogus } from '../src/trust.js';
+import { discardBogus, verify } from '../src/trust.js';
 import { Cluster } from '../../../test/scenario/support/cluster.js';
 import { fakeBatch } from './support/state-machines.js';
 
@@ -102,6 +102,26 @@ describe('stale journal entries', () => {
     expect(node?.r.takeEffects().filter((e) => e.kind === 'journal_truncate')).toEqual([{ kind: 'journal_truncate', fromOp: 3, faultyThrough: 4 }]);
     expect([...c1.journal.faulty].sort()).toEqual([3, 4]);
     expect(node?.r.marks()[Mark.BogusDiscarded]).toBe(1);
+  });
+
+  // Seed 1009712 of 3: the first prepare of a log that started above a lost commit-point header
+  // carries parent 0 ("unknown"). The chain walk took that 0 for a checksum, found every entry
+  // below it bogus, and a replica re-fetched and discarded the same committed ops forever.
+  it('an entry whose parent is unknown (0) leaves the entries below it unverified, not bogus', () => {
+    const a = uncommittedPair('a', 1n);
+    const c1 = core(a.cluster, 1);
+    const e3 = c1.journal.get(3);
+    const e4 = c1.journal.get(4);
+    if (e3 === undefined || e4 === undefined) throw new Error('ops 3, 4 not journaled');
+    e3.trusted = false;
+    c1.journal.truncateFrom(4);
+    c1.journal.put({ ...e4, parent: 0n, trusted: false });
+    // A canonical header above names op 4 as its parent: op 4 is trusted, op 3 cannot be judged.
+    c1.canon.clear();
+    c1.canon.set(5, { checksum: 5n, parent: e4.checksum, header: null });
+    expect(verify(c1, 3)).toEqual({ verdict: 'unverified', bogusOp: 0 });
+    expect(c1.journal.get(4)?.trusted).toBe(true);
+    expect(c1.journal.has(3)).toBe(true);
   });
 
   it('a bogus entry leaves a trusted entry below it', () => {
