@@ -11,22 +11,12 @@ import { Operation, writeReplyFrame } from '@shoal/protocol';
 import { answerCommitted } from './answers.js';
 import { retainPartitionJournal } from './checkpoint.js';
 import type { Core } from './core.js';
-import { entryBody, type JournalEntry } from './journal.js';
+import { recordOf, type JournalEntry } from './journal.js';
 import type { PipelineEntry } from './pipeline.js';
-import type { PrepareRecord } from './state-machine.js';
 import { discardBogus, pruneCanon, verify } from './trust.js';
 
-export function recordOf(entry: JournalEntry): PrepareRecord {
-  return {
-    op: entry.op,
-    operation: entry.operation,
-    client: entry.client,
-    request: entry.request,
-    userId: entry.userId,
-    timestamp: entry.timestamp,
-    body: entryBody(entry),
-  };
-}
+export { recordOf } from './journal.js';
+
 
 /** §4.10: the reply is built from the prepare header only, so every replica caches the same bytes. */
 export function replyFrameOf(c: Core, entry: JournalEntry, body: Uint8Array): Uint8Array {

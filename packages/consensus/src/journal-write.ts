@@ -4,10 +4,9 @@
  * Both sends vouch for the entry, so they pass the durability gate (send.ts).
  */
 import { PrepareHeaderView } from '@shoal/protocol';
-import { recordOf } from './apply.js';
 import type { Core } from './core.js';
 import { prepareOkFrame, restampedPrepare } from './frames.js';
-import type { JournalEntry } from './journal.js';
+import { recordOf, type JournalEntry } from './journal.js';
 import type { JournalSource } from './state-machine.js';
 import { sendGated } from './send.js';
 import type { Op, ReplicaIndex } from './types.js';

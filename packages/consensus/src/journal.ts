@@ -21,6 +21,7 @@
  */
 import { assert } from '@shoal/stdx';
 import { Command, HEADER_SIZE, OFFSET_COMMAND, PrepareHeaderView } from '@shoal/protocol';
+import type { PrepareRecord } from './state-machine.js';
 import type { Op } from './types.js';
 
 export interface JournalEntry {
@@ -226,3 +227,17 @@ export class Journal {
     if (this.#entries.size > 0) assert(lowest === this.#lowest, 'journal: lowest');
   }
 }
+
+/** The state machine's view of a journaled prepare. */
+export function recordOf(entry: JournalEntry): PrepareRecord {
+  return {
+    op: entry.op,
+    operation: entry.operation,
+    client: entry.client,
+    request: entry.request,
+    userId: entry.userId,
+    timestamp: entry.timestamp,
+    body: entryBody(entry),
+  };
+}
+

@@ -15,7 +15,8 @@
 import { assert } from '@shoal/stdx';
 import { Command, HEADER_SIZE, OFFSET_COMMAND } from '@shoal/protocol';
 import type { CanonicalHeader, Core } from './core.js';
-import { entryHeader } from './journal.js';
+import { entryFromFrame, entryHeader, type JournalEntry } from './journal.js';
+import { journalAppend } from './journal-write.js';
 import { Mark } from './marks.js';
 import type { Op } from './types.js';
 
@@ -167,19 +168,33 @@ export function forgetFaultyAbove(c: Core, op: Op): void {
 }
 
 /**
- * Removes a provably non-canonical entry (and everything above it) so repair can replace it,
- * together with the unverified run of entries right below it (down to commit_min or the first
- * trusted entry or hole). Only the bogus entry is proven wrong, but the run below is no better
- * evidence: it is what the same stale log left behind, and each of its entries would be exposed
- * only once the one above it is repaired, one repair round of the whole suffix per entry (seed
- * 101041 of 5: a replica with ten ops of a truncated view below the canonical suffix refetched
- * 200 ops ten times and did not catch up within the liveness window). Removed entries above
- * commit_min are faulty (never nacked), as every integrity truncation's are.
+ * Removes a provably non-canonical entry so repair can replace it, together with the unverified
+ * run of entries right below it (down to commit_min or the first trusted entry or hole). Only the
+ * bogus entry is proven wrong, but the run below is no better evidence: it is what the same stale
+ * log left behind, and each of its entries would be exposed only once the one above it is
+ * repaired, one repair round of the whole suffix per entry (seed 101041 of 5: a replica with ten
+ * ops of a truncated view below the canonical suffix refetched 200 ops ten times and did not catch
+ * up within the liveness window). Removed entries above commit_min are faulty (never nacked), as
+ * every integrity truncation's are.
+ *
+ * The entries above the bogus one are not implicated (the ones the chain walk just checked are
+ * trusted; the rest are judged when reached), so they are journaled again right after the
+ * truncation, which clears their faulty mark: the journal is truncated from `from` (the host's
+ * WAL only truncates a suffix) and they are re-appended as repairs. Dropping them destroyed ops
+ * the replica had acknowledged, sometimes their only surviving copy: seed 1003514 of 3 lost
+ * metadata ops 69..72 above a stale op 30 on the survivor of a degraded phase, and the merge
+ * waited for a body nobody had.
  */
 export function discardBogus(c: Core, op: Op): void {
   assert(op > c.commitMin, 'trust: a bogus entry at or below commit_min was applied');
   let from = op;
   while (from - 1 > c.commitMin && c.journal.get(from - 1)?.trusted === false) from--;
+  const kept: JournalEntry[] = [];
+  for (let k = op + 1; k <= c.journal.head; k++) {
+    const e = c.journal.get(k);
+    if (e !== undefined) kept.push(e);
+  }
   c.mark(Mark.BogusDiscarded, from === op ? `op ${op}` : `op ${op} (and the unverified ops from ${from})`);
   truncateJournal(c, from, 'integrity');
+  for (const e of kept) journalAppend(c, entryFromFrame(e.frame, false, e.trusted, true), 'repair');
 }

@@ -124,6 +124,24 @@ describe('stale journal entries', () => {
     expect(c1.journal.has(3)).toBe(true);
   });
 
+  // Seed 1003514 of 3: a stale op 30 took the 42 ops above it with it, among them the
+  // acknowledged ops 69..72 whose only other copy was on the replica down for good.
+  it('a bogus entry keeps the entries above it: journaled again, not faulty', () => {
+    const a = uncommittedPair('a', 1n);
+    const node = a.cluster.nodes[1];
+    const c1 = core(a.cluster, 1);
+    const e4 = c1.journal.get(4);
+    if (e4 === undefined) throw new Error('op 4 not journaled');
+    const e3 = c1.journal.get(3);
+    if (e3 !== undefined) e3.trusted = false;
+    node?.r.takeEffects();
+    discardBogus(c1, 3);
+    expect([c1.journal.has(3), c1.journal.get(4)?.checksum]).toEqual([false, e4.checksum]);
+    expect([...c1.journal.faulty]).toEqual([3]);
+    const effects = node?.r.takeEffects().filter((e) => e.kind === 'journal_truncate' || e.kind === 'journal_append').map((e) => [e.kind, 'fromOp' in e ? e.fromOp : e.op]);
+    expect(effects).toEqual([['journal_truncate', 3], ['journal_append', 4]]);
+  });
+
   it('a bogus entry leaves a trusted entry below it', () => {
     const a = uncommittedPair('a', 1n);
     const c1 = core(a.cluster, 1);
