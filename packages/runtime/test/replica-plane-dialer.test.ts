@@ -71,6 +71,28 @@ function harness(selfId: number, count: number, extra: { readonly restartRedialC
   };
 }
 
+/** Advances the clock 1 ms at a time until the next dial; returns how long that took. */
+function untilNextDial(h: ReturnType<typeof harness>, limit = PERIOD * 2): number {
+  const before = h.calls.length;
+  let waited = 0;
+  while (h.calls.length === before) {
+    h.advance(1);
+    waited++;
+    if (waited > limit) throw new Error('no re-dial');
+  }
+  return waited;
+}
+
+/** The pending dial to peer 1 installs, the link stays up a period, then drops (a stable link). */
+async function dropStableLink(h: ReturnType<typeof harness>): Promise<void> {
+  await h.settle(1, true);
+  h.installed.add(1);
+  h.advance(PERIOD);
+  h.installed.delete(1);
+  h.dialer.linkDown(1);
+  h.advance(0);
+}
+
 describe('Dialer', () => {
   it('dials only strictly greater replica ids', () => {
     expect(harness(0, 3).dialer.targets).toEqual([1, 2]);
@@ -96,14 +118,7 @@ describe('Dialer', () => {
     const at: number[] = [];
     for (let i = 0; i < 8; i++) {
       await h.settle(1, false);
-      const before = h.calls.length;
-      let waited = 0;
-      while (h.calls.length === before) {
-        h.advance(1);
-        waited++;
-        if (waited > PERIOD * 2) throw new Error('no re-dial');
-      }
-      at.push(waited);
+      at.push(untilNextDial(h));
     }
     expect(at).toEqual([BASE, 2 * BASE, 4 * BASE, 8 * BASE, PERIOD, PERIOD, PERIOD, PERIOD]);
     expect(h.dialer.stats()[0]).toMatchObject({ peer: 1, failures: 8, pending: true });
@@ -112,12 +127,7 @@ describe('Dialer', () => {
   it('re-dials a stable link at once when it drops; a link that keeps dying young backs off', async () => {
     const h = harness(0, 2);
     h.dialer.sweep();
-    await h.settle(1, true);
-    h.installed.add(1);
-    h.advance(PERIOD);
-    h.installed.delete(1);
-    h.dialer.linkDown(1);
-    h.advance(0);
+    await dropStableLink(h);
     expect(h.calls).toEqual([1, 1]); // at once: no sweep ran
     // Up again, but it dies at once each time: the waits grow like failures.
     const waits: number[] = [];
@@ -126,13 +136,7 @@ describe('Dialer', () => {
       h.installed.add(1);
       h.installed.delete(1);
       h.dialer.linkDown(1);
-      const before = h.calls.length;
-      let waited = 0;
-      while (h.calls.length === before) {
-        h.advance(1);
-        waited++;
-      }
-      waits.push(waited);
+      waits.push(untilNextDial(h));
     }
     expect(waits).toEqual([BASE, 2 * BASE, 4 * BASE, 8 * BASE]);
     // A link that then stays up a period resets the backoff: its drop is re-dialed at once.
@@ -152,25 +156,14 @@ describe('Dialer', () => {
     const WINDOW = 400;
     const h = harness(0, 2, { restartRedialCapMs: CAP, restartWindowMs: WINDOW });
     h.dialer.sweep();
-    await h.settle(1, true);
-    h.installed.add(1);
-    h.advance(PERIOD);
-    h.installed.delete(1);
-    h.dialer.linkDown(1);
-    h.advance(0);
+    await dropStableLink(h);
     expect(h.calls).toEqual([1, 1]); // at once
     // The peer's port refuses while it restarts: the waits stop growing at the cap...
     const waits: number[] = [];
     let elapsed = 0;
     while (elapsed < WINDOW + 2 * PERIOD) {
       await h.settle(1, false);
-      const before = h.calls.length;
-      let waited = 0;
-      while (h.calls.length === before) {
-        h.advance(1);
-        waited++;
-        if (waited > PERIOD * 2) throw new Error('no re-dial');
-      }
+      const waited = untilNextDial(h);
       waits.push(waited);
       elapsed += waited;
     }
@@ -178,22 +171,11 @@ describe('Dialer', () => {
     // ...and once the window has passed, a peer that stays away backs off up to the period.
     expect(waits.slice(-2)).toEqual([PERIOD, PERIOD]);
     // Back: installed, and the next stable drop starts a new window.
-    await h.settle(1, true);
-    h.installed.add(1);
-    h.advance(PERIOD);
-    h.installed.delete(1);
-    h.dialer.linkDown(1);
-    h.advance(0);
+    await dropStableLink(h);
     const again: number[] = [];
     for (let i = 0; i < 4; i++) {
       await h.settle(1, false);
-      const before = h.calls.length;
-      let waited = 0;
-      while (h.calls.length === before) {
-        h.advance(1);
-        waited++;
-      }
-      again.push(waited);
+      again.push(untilNextDial(h));
     }
     expect(again).toEqual([BASE, 2 * BASE, CAP, CAP]);
   });
