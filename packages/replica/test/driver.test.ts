@@ -301,6 +301,39 @@ describe('partition driver', () => {
     expect(reopened.driver.storage.log.nextOffset).toBe(4);
   });
 
+  // Simulator seed 1028171 of 5: the superblock kept through a wipe still recorded a frontier of
+  // op 1 at offset 0 (only an offset write committed, then a view change wrote the superblock).
+  // Nothing told the reopened driver that its files were gone (an empty log matches offset 0), so
+  // it restarted at commit 1 with an empty offset table: op 1 was never applied again there.
+  it('a wipe forgets the frontier: a frontier at offset 0 vouching for an offset write is not trusted after it', () => {
+    const h = partitionHarness(3, { messagesRequiredToSave: 1 });
+    h.tick(5);
+    const body = encodeStoreOffsetBody({ consumer: { kind: 'consumer', key: 9 }, offset: 1n });
+    h.driver(0).onRequest({ client: 7n, request: 1n, session: 0n, requestChecksum: 0n, operation: Operation.StoreConsumerOffset, body, userId: 0, timestamp: 5n, token: 951 });
+    h.settle();
+    h.tick(10);
+    h.crash(0); // the view change that follows writes every survivor's superblock
+    h.tick(3000);
+    const dir = '/data/streams/1/topics/0/partitions/0';
+    expect(h.driver(2).replica.role.view).toBeGreaterThan(0);
+    expect(h.driver(2).frontier).toEqual({ op: 1, offset: 0 });
+    h.boot(0);
+    h.tick(200);
+    h.drivers[2] = null; // process kill
+    h.disks[2]?.inner.corruptAtRest(`${dir}/offsets/consumers/9`, 3);
+    const options = { ...h.options(2), dir, group: PARTITION_GROUP, identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage: { messagesRequiredToSave: 1 }, createdRevision: 1n };
+    const refused = PartitionDriver.open(options);
+    expect(refused.ok ? 'opened' : refused.reason).toBe('partition_recovery_refused');
+    expect(wipePartition(h.disks[2] as NonNullable<(typeof h.disks)[2]>, dir, { generation: 0n, createdRevision: 1n })).toBeNull();
+    const reopened = PartitionDriver.open(options);
+    if (!reopened.ok) throw new Error(reopened.detail);
+    expect(reopened.driver.frontier).toEqual({ op: 0, offset: 0 });
+    h.drivers[2] = reopened.driver;
+    h.tick(600);
+    expect(reopened.driver.replica.role.commitMin).toBeGreaterThanOrEqual(1);
+    expect(reopened.driver.state.offsets.get({ kind: 'consumer', key: 9 })).toBe(1n);
+  });
+
   // Simulator seed 300962 of 3: a read of replica 1's purge.gen flipped bit 5 of byte 12 (created
   // revision 1 read as 0x2000000001). The driver took the directory for a deleted incarnation's
   // leftover and re-created it: superblock, journal and segments gone, the group booted brand new
