@@ -19,12 +19,21 @@ export interface TransferSession {
 export interface TransferState {
   stage: TransferStage;
   session: TransferSession | null;
-  /** Decode/verify failures per snapshot op (keyed on the real snapshot op, §13.20). */
-  readonly decodeFailures: Map<Op, number>;
+  /**
+   * Decode/verify failures per source and snapshot op (`decodeKey`; keyed on the real snapshot
+   * op, §13.20). Per source too: the bytes are the source's own files, and one source with a
+   * damaged segment must not get the same snapshot op refused from the others (seed 1023442 of 3).
+   */
+  readonly decodeFailures: Map<string, number>;
   /** Ops at or below this do not mutate the client table again (ICT2 install frontier, §6.8). */
   tableFrontier: Op;
   /** Ticks before a RangeEvicted may arm another transfer (after a refusal or abandon). */
   cooldown: number;
+}
+
+/** The decode budget's key: one source's artifacts for one snapshot op. */
+export function decodeKey(peer: ReplicaIndex, snapshotOp: Op): string {
+  return `${peer}:${snapshotOp}`;
 }
 
 export function newTransferState(): TransferState {

@@ -30,6 +30,7 @@ import { requestStateChunkFrame, requestStateTransferFrame, stateChunkFrame, sta
 import { Mark } from './marks.js';
 import { startRepair } from './repair.js';
 import { newNonce } from './repair-state.js';
+import { decodeKey } from './state-transfer-state.js';
 import { requestSuperblockWrite } from './superblock.js';
 import { sendDirect } from './send.js';
 import { pruneCanon } from './trust.js';
@@ -135,8 +136,8 @@ export function onStateTransferTarget(c: Core, frame: Uint8Array): string | null
   const snapshot = entries.find((e) => e.kind === ArtifactKind.MetadataSnapshot);
   const snapshotOp = snapshot === undefined ? commitOp : Number(snapshot.frontier);
   if (!Number.isSafeInteger(snapshotOp)) return c.drop(Command.StateTransferTarget, h.replica, Drop.SnapshotOpNotSafe);
-  if ((c.transfer.decodeFailures.get(snapshotOp) ?? 0) > DECODE_BUDGET) {
-    abandonToRepair(c, s.peer, `snapshot ${snapshotOp} failed to decode too often`);
+  if ((c.transfer.decodeFailures.get(decodeKey(s.peer, snapshotOp)) ?? 0) > DECODE_BUDGET) {
+    abandonToRepair(c, s.peer, `snapshot ${snapshotOp} from ${s.peer} failed to decode too often`);
     return null;
   }
   s.manifest = entries;
@@ -212,8 +213,9 @@ export function onInstallDone(c: Core, done: Extract<Completion, { kind: 'instal
       abandonToRepair(c, peer, `install failed: ${done.reason}`);
       return;
     }
-    const failures = (c.transfer.decodeFailures.get(s.snapshotOp) ?? 0) + 1;
-    c.transfer.decodeFailures.set(s.snapshotOp, failures);
+    const key = decodeKey(peer, s.snapshotOp);
+    const failures = (c.transfer.decodeFailures.get(key) ?? 0) + 1;
+    c.transfer.decodeFailures.set(key, failures);
     setStage(c, 'idle');
     if (failures > DECODE_BUDGET) {
       abandonToRepair(c, peer, `decode budget exhausted for snapshot ${s.snapshotOp}`);
