@@ -301,6 +301,41 @@ describe('partition driver', () => {
     expect(reopened.driver.storage.log.nextOffset).toBe(4);
   });
 
+  // A power loss can leave a created offset file empty (its data never written back): the op that
+  // created it is above the frontier, so the partition opens with the key absent (not refused:
+  // the runtime exits 13 on a refusal) and the op is applied again.
+  it('an empty offset file after a power loss does not refuse the partition; the op applies again', () => {
+    const h = partitionHarness(3, { messagesRequiredToSave: 1 });
+    h.tick(5);
+    const primary = h.driver(0);
+    primary.onRequest(sendMessages(7n, 1n, batch(1), 961));
+    h.settle();
+    h.tick(20);
+    const dir = '/data/streams/1/topics/0/partitions/0';
+    const frontier = h.driver(2).frontier;
+    const body = encodeStoreOffsetBody({ consumer: { kind: 'consumer', key: 4 }, offset: 0n });
+    primary.onRequest({ client: 7n, request: 2n, session: 0n, requestChecksum: 0n, operation: Operation.StoreConsumerOffset, body, userId: 0, timestamp: 5n, token: 962 });
+    h.settle();
+    const disk = h.disks[2] as NonNullable<(typeof h.disks)[2]>;
+    expect(disk.inner.stat(`${dir}/offsets/consumers/4`)?.size).toBe(16);
+    h.drivers[2] = null; // process kill; then the data is lost, the directory entry kept
+    const fd = disk.inner.open(`${dir}/offsets/consumers/4`, 'readwrite');
+    disk.inner.truncate(fd, 0);
+    disk.inner.fsync(fd);
+    disk.inner.close(fd);
+    disk.inner.fsyncDir(`${dir}/offsets/consumers`);
+    disk.inner.crash();
+    const options = { ...h.options(2), dir, group: PARTITION_GROUP, identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage: { messagesRequiredToSave: 1 }, createdRevision: 1n };
+    const reopened = PartitionDriver.open(options);
+    if (!reopened.ok) throw new Error(reopened.detail);
+    expect(reopened.driver.frontier).toEqual(frontier);
+    expect(reopened.driver.state.offsets.get({ kind: 'consumer', key: 4 })).toBeUndefined();
+    h.drivers[2] = reopened.driver;
+    h.tick(600);
+    expect(reopened.driver.state.offsets.get({ kind: 'consumer', key: 4 })).toBe(0n);
+    expect(disk.inner.stat(`${dir}/offsets/consumers/4`)?.size).toBe(16);
+  });
+
   // Simulator seed 1028171 of 5: the superblock kept through a wipe still recorded a frontier of
   // op 1 at offset 0 (only an offset write committed, then a view change wrote the superblock).
   // Nothing told the reopened driver that its files were gone (an empty log matches offset 0), so

@@ -12,6 +12,13 @@
  * delete-offset. A file that does not verify (twice: a read error may pass) is reported
  * (`faulty`) and not loaded, never guessed; the partition driver then refuses the partition
  * in a cluster, so it is rebuilt from a peer (state transfer carries ICO1).
+ *
+ * Except a file shorter than the legacy 8 bytes: only a creation whose data never reached the
+ * disk leaves one (ext4's delayed allocation commits the new directory entry before the data, so
+ * a power loss leaves it empty). A synced file never shrinks (every rewrite is 16 bytes at 0), and
+ * `sync()` runs before a frontier vouches for the op, so the op that created it is above the
+ * durable frontier: the file is removed (`unsynced_creation`) and the key is absent, its state
+ * before that op; the op is applied again if it committed.
  */
 import { assert } from '@shoal/stdx';
 import { type ConsumerOffsetEntry, type ConsumerOffsets, xxh3_64 } from '@shoal/protocol';
@@ -23,6 +30,8 @@ export const OFFSETS_DIR_NAME = 'offsets';
 const KIND_DIR: Readonly<Record<ConsumerKind, string>> = { consumer: 'consumers', group: 'groups' };
 export const OFFSET_FILE_SIZE = 16;
 export const OFFSET_FILE_LEGACY_SIZE = 8;
+/** The fault reason of a removed short file (see the header); not damage. */
+export const UNSYNCED_CREATION = 'unsynced_creation';
 
 export interface OffsetFileFault {
   readonly kind: ConsumerKind;
@@ -104,7 +113,13 @@ export class ConsumerOffsetStore {
             faulty.push({ kind, name, reason: name.endsWith('.tmp') ? 'stray_tmp' : 'not_an_offset_file' });
             continue;
           }
-          const decoded = this.#readOffsetFile(joinPath(dir, name));
+          const path = joinPath(dir, name);
+          if ((this.#disk.stat(path)?.size ?? 0) < OFFSET_FILE_LEGACY_SIZE) {
+            this.#disk.unlink(path); // made durable with the directory at the next sync()
+            faulty.push({ kind, name, reason: UNSYNCED_CREATION });
+            continue;
+          }
+          const decoded = this.#readOffsetFile(path);
           if (!decoded.ok) {
             faulty.push({ kind, name, reason: decoded.reason });
             continue;

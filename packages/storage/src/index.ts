@@ -64,7 +64,7 @@ export {
 } from './partition-storage.js';
 export {
   ConsumerOffsetStore, type ConsumerKind, type ConsumerOffsetsLoad, type OffsetFileFault, encodeOffsetFile,
-  decodeOffsetFile, OFFSETS_DIR_NAME, OFFSET_FILE_SIZE,
+  decodeOffsetFile, OFFSETS_DIR_NAME, OFFSET_FILE_SIZE, UNSYNCED_CREATION,
 } from './consumer-offsets.js';
 export {
   type PurgeRecord, PURGE_RECORD_NONE, PURGE_GENERATION_FILE_NAME, PURGE_INTENT_FILE_NAME, encodePurgeRecord,
