@@ -1,8 +1,9 @@
 /**
- * `npm run nemesis -- [--minutes N] [--seed S] [--nodes 3|5] [--runs R] [--kinds a,b]`: the
+ * `npm run nemesis -- [--minutes N] [--seed S] [--nodes 3|5] [--runs R] [--kinds a,b] [--keep-logs]`: the
  * nemesis of issue 12 item 7 on real `shoal-server` processes (test/support/nemesis), for long
  * runs. Each run plans N minutes of faults from its seed (run i of R uses seed S + i), heals,
  * checks every node, and prints its report; the exit code is 1 when any run found a problem.
+ * A failing run's node logs are kept in a temporary directory; `--keep-logs` keeps a clean run's too.
  * The nodes run the compiled server: `npm run build` first (npm test does).
  */
 import { ALL_KINDS, type Fault } from '../test/support/nemesis/schedule.js';
@@ -14,13 +15,19 @@ interface Flags {
   nodes: number;
   runs: number;
   kinds: readonly Fault['kind'][];
+  keepLogs: boolean;
 }
 
-const USAGE = 'usage: npm run nemesis -- [--minutes N] [--seed S] [--nodes 3|5] [--runs R] [--kinds kill,pause,...]';
+const USAGE = 'usage: npm run nemesis -- [--minutes N] [--seed S] [--nodes 3|5] [--runs R] [--kinds kill,pause,...] [--keep-logs]';
 
 function parse(argv: readonly string[]): Flags {
-  const flags: Flags = { minutes: 2, seed: Math.floor(Date.now() % 1_000_000), nodes: 3, runs: 1, kinds: ALL_KINDS };
+  const flags: Flags = { minutes: 2, seed: Math.floor(Date.now() % 1_000_000), nodes: 3, runs: 1, kinds: ALL_KINDS, keepLogs: false };
   for (let i = 0; i < argv.length; i += 2) {
+    if (argv[i] === '--keep-logs') {
+      flags.keepLogs = true;
+      i--;
+      continue;
+    }
     const value = argv[i + 1];
     if (value === undefined) throw new Error(`${argv[i]} needs a value\n${USAGE}`);
     switch (argv[i]) {
@@ -54,7 +61,7 @@ async function main(): Promise<number> {
   for (let run = 0; run < flags.runs; run++) {
     const seed = flags.seed + run;
     const log = (line: string): void => console.log(`[${new Date().toISOString().slice(11, 23)} seed ${seed}] ${line}`);
-    const report = await runNemesis({ seed, nodes: flags.nodes, durationMs: flags.minutes * 60_000, kinds: flags.kinds, log });
+    const report = await runNemesis({ seed, nodes: flags.nodes, durationMs: flags.minutes * 60_000, kinds: flags.kinds, log, keepLogs: flags.keepLogs });
     console.log(formatReport(report));
     if (report.problems.length > 0) failed++;
   }

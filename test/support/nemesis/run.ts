@@ -35,6 +35,8 @@ export interface NemesisOptions {
   /** Extra `[cluster]` keys for every node (default: none, the shipped defaults). */
   readonly clusterKeys?: readonly string[];
   readonly log?: (line: string) => void;
+  /** Keep the report and every node's whole log even when the run is clean (to study its stalls). */
+  readonly keepLogs?: boolean;
 }
 
 export interface EpisodeReport {
@@ -64,7 +66,7 @@ export interface NemesisReport {
   /** Key log lines per node (warnings and errors), only when there are problems. */
   readonly logs: readonly string[];
   readonly wallMs: number;
-  /** Where the report and every node's whole log were written when there were problems (null: none). */
+  /** Where the report and every node's whole log were written (problems, or `keepLogs`; null: not kept). */
   readonly savedTo: string | null;
 }
 
@@ -133,14 +135,14 @@ export async function runNemesis(options: NemesisOptions): Promise<NemesisReport
       wallMs: Date.now() - began,
       savedTo: null,
     };
-    return problems.length === 0 ? report : { ...report, savedTo: save(cluster, formatReport(report)) };
+    return problems.length === 0 && options.keepLogs !== true ? report : { ...report, savedTo: save(cluster, formatReport(report)) };
   } finally {
     hands.releaseAll();
     await cluster.stop();
   }
 }
 
-/** A failing run's report and every node's whole log, kept after the cluster's files are removed. */
+/** A run's report and every node's whole log, kept after the cluster's files are removed. */
 function save(cluster: TestCluster, report: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'shoal-nemesis-'));
   writeFileSync(join(dir, 'report.txt'), `${report}\n`);
