@@ -228,10 +228,9 @@ export class Replica {
   }
 
   /**
-   * The host lost its link to this view's primary (or primary-elect) and could not get it back
-   * within its grace: a backup in normal status acts as on the heartbeat timeout now, a replica
-   * in a view change led by another as on the status timer (primary-link.ts). True when that
-   * started a view change.
+   * The host lost its link to this view's primary and could not get it back within its grace:
+   * a backup in normal status acts as on the heartbeat timeout now (primary-link.ts). True when
+   * that started a view change.
    */
   primaryUnreachable(): boolean {
     const c = this.#c;

@@ -10,9 +10,6 @@
  * safety. Measured (bench --failover): peer down ~30 ms after the kill, the view started ~15 ms
  * after the hint; the rest of the failover is the first request's own latency under load.
  *
- * A replica in a view change whose primary-elect's link dropped the same way is told too: it
- * escalates to the next view instead of waiting out the view-change status timer.
- *
  * Only a drop counts: a link that was never up (this node booted while the peer was down) is
  * left to the heartbeat timeout. Each group is told at most once per drop of a peer's link, so a
  * node cut off from everyone does not start a view change per view on the same evidence.
@@ -65,7 +62,7 @@ export class PrimaryLinkWatch {
    */
   check(group: bigint, driver: { readonly replica: { readonly role: ReplicaRole }; primaryUnreachable(): boolean }): boolean {
     const role = driver.replica.role;
-    if (!(role.normal || role.status === 'view_change') || role.actingPrimary) return false;
+    if (!role.normal || role.actingPrimary) return false;
     const primary = role.primaryIndex;
     if (primary === this.#o.self) return false;
     const since = this.#downSince[primary] ?? null;
