@@ -55,8 +55,6 @@ export const Mark = Object.freeze({
   ElectNoSource: 'elect_no_source',
   /** The primary-elect's body source was silent or evicted: next source. */
   ElectSourceRotated: 'elect_source_rotated',
-  /** Every body source evicted committed ops the primary-elect lacks: it escalated to the next view at once. */
-  ElectHandedOn: 'elect_handed_on',
   /** A reconcile truncated the local journal's suffix (§5.6 step 1 / §5.7 step 1). */
   ReconcileTruncation: 'reconcile_truncation',
   /** Entries that agreed with the new log but sat above the truncation point became faulty. */

@@ -10,9 +10,7 @@ import { Drop } from './drops.js';
 import { Mark } from './marks.js';
 import { firstMissing, request } from './repair.js';
 import { startTransfer, transferTarget } from './state-transfer.js';
-import { maskWith } from './quorums.js';
 import { tryFinishView } from './start-view.js';
-import { escalateView } from './view-change.js';
 import { verify } from './trust.js';
 import type { ReplicaIndex } from './types.js';
 
@@ -71,18 +69,8 @@ export function onRangeEvicted(c: Core, frame: Uint8Array): string | null {
   c.repair = null;
   if (s.forElect) {
     c.vc.repairAttempts += 1;
-    c.vc.electEvicted = maskWith(c.vc.electEvicted, peer);
     c.mark(Mark.ElectSourceRotated, `evicted ${peer}`);
     c.event('repair', `elect source ${peer} evicted below op ${h.opNumber}; rotating`);
-    if (tryFinishView(c) === 'evicted') {
-      // Every source left compacted committed ops this primary-elect lacks (a restarted replica far
-      // behind): nobody can send it those bodies, and a primary-elect takes no state transfer.
-      // The view is handed on now: a source that holds them leads a later view, where waiting for
-      // the status timer stalled every write of the group for its 6 s (nemesis seed 4242).
-      c.mark(Mark.ElectHandedOn, `view ${c.view}`);
-      c.event('view_change', `every body source evicted what view ${c.view} lacks; handing it on`);
-      escalateView(c);
-    }
     return null;
   }
   if (c.transfer.stage !== 'idle') return null;

@@ -118,15 +118,12 @@ function firstUncovered(c: Core, opHead: Op): Op | null {
   return null;
 }
 
-/**
- * Picks a body source for `op`: DVC senders other than us with a present bit, highest log_view
- * first; not one that evicted the range in this view (it compacted committed ops we lack).
- */
+/** Picks a body source for `op`: DVC senders other than us with a present bit, highest log_view first. */
 function repairSource(c: Core, op: Op): ReplicaIndex | null {
   const parked = c.vc.parked;
   if (parked === null) return null;
   const candidates = parked.sources
-    .filter((d) => d.replica !== c.self && (c.vc.electEvicted & (1 << d.replica)) === 0)
+    .filter((d) => d.replica !== c.self)
     .map((d) => {
       const entry: DvcEntry | undefined = d.entries[d.op - op];
       const present = entry !== undefined && entry.present;
@@ -139,30 +136,25 @@ function repairSource(c: Core, op: Op): ReplicaIndex | null {
   return pick === undefined ? null : (pick.d.replica as ReplicaIndex);
 }
 
-/** What `tryFinishView` did: `evicted`: every body source left had compacted the ops it lacks. */
-export type FinishOutcome = 'not_electing' | 'repairing' | 'waiting' | 'evicted' | 'started';
-
-export function tryFinishView(c: Core): FinishOutcome {
+export function tryFinishView(c: Core): void {
   const parked = c.vc.parked;
-  if (parked === null || c.status !== 'view_change' || c.primaryIndex() !== c.self) return 'not_electing';
-  if (c.transferring()) return 'waiting';
+  if (parked === null || c.status !== 'view_change' || c.primaryIndex() !== c.self) return;
+  if (c.transferring()) return;
   reconcile(c, parked.opHead, parked.commitMax, parked.headers);
   const missing = firstUncovered(c, parked.opHead);
   if (missing !== null) {
-    if (c.repair !== null) return 'repairing';
+    if (c.repair !== null) return;
     const source = repairSource(c, missing);
     if (source === null) {
-      if (c.vc.electEvicted !== 0) return 'evicted';
       c.mark(Mark.ElectNoSource, `op ${missing}`);
       c.event('view_change', `op ${missing} has no body source; waiting`);
-      return 'waiting';
+      return;
     }
     c.mark(Mark.ElectRepair, `op ${missing} from ${source}`);
     startElectRepair(c, source, missing, parked.opHead);
-    return 'repairing';
+    return;
   }
   startView(c);
-  return 'started';
 }
 
 function startView(c: Core): void {

@@ -51,14 +51,12 @@ export interface ViewChangeState {
   parked: ParkedLog | null;
   /** Body-source rotation for the primary-elect's repair. */
   repairAttempts: number;
-  /** DVC senders that answered the primary-elect's repair with RangeEvicted in this view (bitmask). */
-  electEvicted: number;
   /** This replica withheld its DoViewChange in this view (an incomplete journal; marked once). */
   abstained: boolean;
 }
 
 export function newViewChangeState(): ViewChangeState {
-  return { svcFrom: 0, dvcs: new Map(), sentSvc: false, sentDvc: false, decided: false, parked: null, repairAttempts: 0, electEvicted: 0, abstained: false };
+  return { svcFrom: 0, dvcs: new Map(), sentSvc: false, sentDvc: false, decided: false, parked: null, repairAttempts: 0, abstained: false };
 }
 
 const prepareView = new PrepareHeaderView();

@@ -6,7 +6,6 @@
  *                                                                  ─▶ merge ─▶ park ─▶ start view
  */
 import { Command, DoViewChangeHeaderView, StartViewChangeHeaderView } from '@shoal/protocol';
-import { assert } from '@shoal/stdx';
 import { dropRequests } from './answers.js';
 import type { Core } from './core.js';
 import { Drop } from './drops.js';
@@ -209,12 +208,6 @@ export function onViewChangeStatusTimeout(c: Core): void {
     c.timers.viewChangeStatus.stop();
     return;
   }
-  escalateView(c);
-}
-
-/** Moves a view change on to view + 1 (the status timer's fire, or a primary-elect handing on). */
-export function escalateView(c: Core): void {
-  assert(c.status === 'view_change', 'escalate outside a view change');
   c.view = asView(c.view + 1);
   c.vc = newViewChangeState();
   c.vc.sentSvc = true;
