@@ -16,8 +16,10 @@
  * Voting BLIND (an incomplete journal: a restarted partition replica that may have acked ops it
  * no longer holds, after its abstain bound): no nack bit at all, and the reported op is raised to
  * the top of the suffix window (commit + 127) so that `op < merged op` never counts as a nack by
- * omission either. Ops only this replica could vouch for then need every DVC (§5.5: awaiting
- * repair with fewer than n), and the others' own nacks decide what is truncated.
+ * omission either. Its head entry is always a blank without a nack bit (even where it holds that
+ * op), which is how the merge knows its log end is unknown. Ops only this replica could vouch for
+ * then need every DVC (§5.5: awaiting repair with fewer than n), and the others' own nacks decide
+ * what is truncated.
  */
 import { assert } from '@shoal/stdx';
 import { PREPARE_LAYOUT, packSuffix, type SuffixEntryInput } from '@shoal/protocol';
@@ -76,7 +78,17 @@ export function buildSuffix(c: Core): { op: number; commit: number; entries: Suf
   const chain = new SuffixChain();
   let blanked = 0;
   const fits = (entryOp: number, checksum: bigint, timestamp: bigint): boolean => chain.fits(entryOp, checksum, timestamp);
-  for (let entryOp = op; entryOp >= low; entryOp--) {
+  let top = op;
+  if (blind && op > commit) {
+    // A blind voter does not know where its log ends (it may have acked ops it lost), and its
+    // head entry is how the merge learns that (merge.ts `logEndUnknown`): a blank without a nack
+    // bit, even where it holds the op there (ops a primary-elect repaired into an emptied
+    // journal). A held head read as a known log end, and a primary of the canonical log view
+    // whose log "ended" at commit + 127 cut committed ops above it (seed 1012772 of 3).
+    entries.push({ header: null, op: BigInt(op), nack: false });
+    top = op - 1;
+  }
+  for (let entryOp = top; entryOp >= low; entryOp--) {
     const entry = c.journal.get(entryOp);
     if (entry !== undefined) {
       if (fits(entryOp, entry.checksum, entry.timestamp)) {

@@ -89,3 +89,25 @@ describe('DoViewChange suffix (§5.3)', () => {
     expect(buildSuffix(c).entries[0]?.nack === true).toBe(false);
   });
 });
+
+describe('a blind DoViewChange (an incomplete journal past its abstain bound)', () => {
+  it('reports its head as a blank without a nack bit even where it holds that op: its log end is unknown', () => {
+    const r = soloWithOps(130);
+    const c = coreOf(r);
+    // White-box: the replica restarted with a journal it cannot trust (it may have acked ops it
+    // lost) and then received ops again (a primary-elect's repair): it holds 1..130, commit 1.
+    c.journalIncomplete = true;
+    c.votesBlind = true;
+    c.commitMax = 1;
+    c.commitMin = 1;
+    const { op, commit, entries } = buildSuffix(c);
+    expect([op, commit]).toEqual([130, 1]);
+    expect(c.journal.get(130)).toBeDefined();
+    expect([Number(entries[0]?.op), entries[0]?.header === null, entries[0]?.nack === true]).toEqual([130, true, false]);
+    // Below the head it says what it holds, and nacks nothing.
+    expect([Number(entries[1]?.op), entries[1]?.present === true]).toEqual([129, true]);
+    expect(entries.some((e) => e.nack === true)).toBe(false);
+    const decoded = decodeSuffix(buildOwnDvc(c).frame);
+    expect(decoded.ok && decoded.value[0]?.blank).toBe(true);
+  });
+});
