@@ -337,4 +337,19 @@ describe('merge (§5.5)', () => {
     expect(same).toMatchObject({ kind: 'ready', opHead: 34, commitMax: 8 });
     expect(same.kind === 'ready' && same.paths).toContain('older_view_adopted');
   });
+  it('an op with parent 0 right above the commit point (its primary started there without that header) is kept; the unverified commit-point header is left out', () => {
+    // View 4's primary (replica 1) started with op_head = commit = 79 and no header for op 79
+    // anywhere it could see (commit_point_without_copy), so its op 80 names parent 0. Replica 2
+    // holds a header at 79. Seed 1015906 of 3 deadlocked here for good on the parent mismatch.
+    const orphan: DvcEntry = { ...h(80), parent: 0n, commit: 79 };
+    const r1 = dvc(1, 4, 80, 79, [orphan, blank(79, false)]);
+    const r2 = dvc(2, 4, 79, 79, [h(79)]);
+    const r = merge([r2, r1], 3, q3);
+    expect(r).toMatchObject({ kind: 'ready', opHead: 80, commitMax: 79 });
+    if (r.kind !== 'ready') return;
+    expect(r.headers.map((e) => e.op)).toEqual([80]);
+    // A parent mismatch anywhere else still deadlocks.
+    const stale = dvc(1, 4, 80, 79, [h(80, 1, 2), blank(79, false)]);
+    expect(merge([r2, stale], 3, q3)).toMatchObject({ kind: 'deadlocked' });
+  });
 });
