@@ -41,6 +41,27 @@ function sendMessages(client: bigint, request: bigint, body: Uint8Array, token: 
   return { client, request, session: 0n, requestChecksum: 0n, operation: Operation.SendMessages, body, userId: 0, timestamp: 5n, token };
 }
 
+const PARTITION_DIR = '/data/streams/1/topics/0/partitions/0';
+
+/** Open options of replica `i`'s partition 1/0/0 in a partition harness (one message per save). */
+function partitionOptions(h: Harness<PartitionDriver>, i: number) {
+  return { ...h.options(i), dir: PARTITION_DIR, group: PARTITION_GROUP, identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage: { messagesRequiredToSave: 1 }, createdRevision: 1n };
+}
+
+/** Replica 2's offset file of consumer `key` damaged at rest: refused, wiped, reopened and re-attached. */
+function damageWipeReopen(h: Harness<PartitionDriver>, key: number): PartitionDriver {
+  h.drivers[2] = null; // process kill
+  h.disks[2]?.inner.corruptAtRest(`${PARTITION_DIR}/offsets/consumers/${key}`, 3);
+  const options = partitionOptions(h, 2);
+  const refused = PartitionDriver.open(options);
+  expect(refused.ok ? 'opened' : refused.reason).toBe('partition_recovery_refused');
+  expect(wipePartition(h.disks[2] as NonNullable<(typeof h.disks)[2]>, PARTITION_DIR, { generation: 0n, createdRevision: 1n })).toBeNull();
+  const reopened = PartitionDriver.open(options);
+  if (!reopened.ok) throw new Error(reopened.detail);
+  h.drivers[2] = reopened.driver;
+  return reopened.driver;
+}
+
 describe('metadata driver: durability order', () => {
   it('group-commits WAL appends: nothing vouching for an entry leaves before the one fdatasync of flush()', () => {
     const h = metadataHarness(3);
@@ -285,20 +306,11 @@ describe('partition driver', () => {
     primary.onRequest(sendMessages(7n, 3n, batch(3), 903));
     h.settle();
     h.tick(60);
-    const dir = '/data/streams/1/topics/0/partitions/0';
     expect(h.driver(2).frontier.op).toBeGreaterThanOrEqual(2);
-    h.drivers[2] = null; // process kill
-    h.disks[2]?.inner.corruptAtRest(`${dir}/offsets/consumers/9`, 3);
-    const options = { ...h.options(2), dir, group: PARTITION_GROUP, identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage: { messagesRequiredToSave: 1 }, createdRevision: 1n };
-    const refused = PartitionDriver.open(options);
-    expect(refused.ok ? 'opened' : refused.reason).toBe('partition_recovery_refused');
-    expect(wipePartition(h.disks[2] as NonNullable<(typeof h.disks)[2]>, dir, { generation: 0n, createdRevision: 1n })).toBeNull();
-    const reopened = PartitionDriver.open(options);
-    if (!reopened.ok) throw new Error(reopened.detail);
-    h.drivers[2] = reopened.driver;
+    const reopened = damageWipeReopen(h, 9);
     h.tick(600);
-    expect(reopened.driver.state.offsets.get({ kind: 'consumer', key: 9 })).toBe(1n);
-    expect(reopened.driver.storage.log.nextOffset).toBe(4);
+    expect(reopened.state.offsets.get({ kind: 'consumer', key: 9 })).toBe(1n);
+    expect(reopened.storage.log.nextOffset).toBe(4);
   });
 
   // A power loss can leave a created offset file empty (its data never written back): the op that
@@ -311,7 +323,7 @@ describe('partition driver', () => {
     primary.onRequest(sendMessages(7n, 1n, batch(1), 961));
     h.settle();
     h.tick(20);
-    const dir = '/data/streams/1/topics/0/partitions/0';
+    const dir = PARTITION_DIR;
     const frontier = h.driver(2).frontier;
     const body = encodeStoreOffsetBody({ consumer: { kind: 'consumer', key: 4 }, offset: 0n });
     primary.onRequest({ client: 7n, request: 2n, session: 0n, requestChecksum: 0n, operation: Operation.StoreConsumerOffset, body, userId: 0, timestamp: 5n, token: 962 });
@@ -325,7 +337,7 @@ describe('partition driver', () => {
     disk.inner.close(fd);
     disk.inner.fsyncDir(`${dir}/offsets/consumers`);
     disk.inner.crash();
-    const options = { ...h.options(2), dir, group: PARTITION_GROUP, identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage: { messagesRequiredToSave: 1 }, createdRevision: 1n };
+    const options = partitionOptions(h, 2);
     const reopened = PartitionDriver.open(options);
     if (!reopened.ok) throw new Error(reopened.detail);
     expect(reopened.driver.frontier).toEqual(frontier);
@@ -349,24 +361,15 @@ describe('partition driver', () => {
     h.tick(10);
     h.crash(0); // the view change that follows writes every survivor's superblock
     h.tick(3000);
-    const dir = '/data/streams/1/topics/0/partitions/0';
     expect(h.driver(2).replica.role.view).toBeGreaterThan(0);
     expect(h.driver(2).frontier).toEqual({ op: 1, offset: 0 });
     h.boot(0);
     h.tick(200);
-    h.drivers[2] = null; // process kill
-    h.disks[2]?.inner.corruptAtRest(`${dir}/offsets/consumers/9`, 3);
-    const options = { ...h.options(2), dir, group: PARTITION_GROUP, identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage: { messagesRequiredToSave: 1 }, createdRevision: 1n };
-    const refused = PartitionDriver.open(options);
-    expect(refused.ok ? 'opened' : refused.reason).toBe('partition_recovery_refused');
-    expect(wipePartition(h.disks[2] as NonNullable<(typeof h.disks)[2]>, dir, { generation: 0n, createdRevision: 1n })).toBeNull();
-    const reopened = PartitionDriver.open(options);
-    if (!reopened.ok) throw new Error(reopened.detail);
-    expect(reopened.driver.frontier).toEqual({ op: 0, offset: 0 });
-    h.drivers[2] = reopened.driver;
+    const reopened = damageWipeReopen(h, 9);
+    expect(reopened.frontier).toEqual({ op: 0, offset: 0 });
     h.tick(600);
-    expect(reopened.driver.replica.role.commitMin).toBeGreaterThanOrEqual(1);
-    expect(reopened.driver.state.offsets.get({ kind: 'consumer', key: 9 })).toBe(1n);
+    expect(reopened.replica.role.commitMin).toBeGreaterThanOrEqual(1);
+    expect(reopened.state.offsets.get({ kind: 'consumer', key: 9 })).toBe(1n);
   });
 
   // Simulator seed 300962 of 3: a read of replica 1's purge.gen flipped bit 5 of byte 12 (created
@@ -382,7 +385,7 @@ describe('partition driver', () => {
     h.driver(0).onRequest(sendMessages(7n, 2n, batch(2), 902));
     h.settle();
     h.tick(60);
-    const dir = '/data/streams/1/topics/0/partitions/0';
+    const dir = PARTITION_DIR;
     const view = h.driver(2).replica.role.view;
     h.drivers[2] = null; // process kill
     const disk = h.disks[2] as NonNullable<(typeof h.disks)[2]>;
@@ -390,7 +393,7 @@ describe('partition driver', () => {
     const logBytes = disk.inner.stat(`${dir}/00000000000000000000.log`)?.size ?? 0;
     expect(logBytes).toBeGreaterThan(0);
     disk.inner.corruptAtRest(`${dir}/purge.gen`, 12, 0x20);
-    const options = { ...h.options(2), dir, group: PARTITION_GROUP, identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage: { messagesRequiredToSave: 1 }, createdRevision: 1n };
+    const options = partitionOptions(h, 2);
     const refused = PartitionDriver.open(options);
     expect(refused.ok ? 'opened' : refused.reason).toBe('partition_recovery_refused');
     expect(disk.inner.listFiles().filter((f) => f.startsWith(dir)).sort()).toEqual(before);
@@ -416,14 +419,14 @@ describe('partition driver', () => {
     h.driver(0).onRequest(sendMessages(7n, 1n, batch(1), 901));
     h.settle();
     h.tick(60);
-    const dir = '/data/streams/1/topics/0/partitions/0';
+    const dir = PARTITION_DIR;
     const view = h.driver(2).replica.role.view;
     h.drivers[2] = null; // process kill
     const disk = h.disks[2] as NonNullable<(typeof h.disks)[2]>;
     const logBytes = disk.inner.stat(`${dir}/00000000000000000000.log`)?.size ?? 0;
     expect(logBytes).toBeGreaterThan(0);
     disk.inner.corruptAtRest(`${dir}/purge.gen`, 8, 0x01); // created revision 1 -> 0
-    const options = { ...h.options(2), dir, group: PARTITION_GROUP, identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage: { messagesRequiredToSave: 1 }, createdRevision: 1n };
+    const options = partitionOptions(h, 2);
     const reopened = PartitionDriver.open(options);
     if (!reopened.ok) throw new Error(reopened.detail);
     expect(reopened.driver.storage.purgeRecord.createdRevision).toBe(1n);

@@ -18,6 +18,15 @@ import {
 } from '../src/index.js';
 import { CLUSTER_NAME, must, tempDir } from './support/fixtures.js';
 
+/** Writes `bytes` as the whole of a new file and makes file and directory entry durable. */
+function writeDurably(disk: SimDisk, path: string, bytes: Uint8Array): void {
+  const fd = disk.open(path, 'create');
+  disk.write(fd, bytes, 0, bytes.length, 0);
+  disk.fsync(fd);
+  disk.close(fd);
+  disk.fsyncDir(path.slice(0, path.lastIndexOf('/')));
+}
+
 describe('data directory identity', () => {
   it('stamps the identity at first boot and accepts it afterwards', () => {
     const disk = new SimDisk({ seed: 1 });
@@ -118,11 +127,7 @@ describe('consumer offset files', () => {
     must(store.store('group', 1, 20n));
     must(store.store('group', 2, 30n));
     must(store.delete('group', 2));
-    const legacy = disk.open('/p/offsets/consumers/5', 'create');
-    disk.write(legacy, new Uint8Array([9, 0, 0, 0, 0, 0, 0, 0]), 0, 8, 0);
-    disk.fsync(legacy);
-    disk.close(legacy);
-    disk.fsyncDir('/p/offsets/consumers');
+    writeDurably(disk, '/p/offsets/consumers/5', new Uint8Array([9, 0, 0, 0, 0, 0, 0, 0]));
     disk.crash();
     const again = new ConsumerOffsetStore(disk, '/p', true);
     const loaded = must(again.load());
@@ -176,12 +181,8 @@ describe('consumer offset files', () => {
     must(writer.store('consumer', 1, 10n));
     must(writer.sync());
     for (const [id, length] of [[2, 0], [3, 5], [4, 12]] as const) {
-      const fd = disk.open(`/p/offsets/consumers/${id}`, 'create');
-      disk.write(fd, encodeOffsetFile(BigInt(id)).subarray(0, length), 0, length, 0);
-      disk.fsync(fd);
-      disk.close(fd);
+      writeDurably(disk, `/p/offsets/consumers/${id}`, encodeOffsetFile(BigInt(id)).subarray(0, length));
     }
-    disk.fsyncDir('/p/offsets/consumers');
     disk.crash();
     const store = new ConsumerOffsetStore(disk, '/p', false);
     const loaded = must(store.load());
