@@ -174,7 +174,17 @@ function committedChecksumAt(dvcs: readonly DvcRecord[], canonical: readonly Dvc
   return (header ?? appliedHere(dvcs, op, self))?.checksum ?? null;
 }
 
-function tally(dvcs: readonly DvcRecord[], op: Op, canonical: DvcEntry | null, canonicalLogView: number): { copies: number; nacks: number; unknownEnds: number } {
+/**
+ * `below`: the checksum of the op the merged log holds at `op` − 1, when known (else null). Any
+ * op committed at `op` chains to it.
+ */
+function tally(
+  dvcs: readonly DvcRecord[],
+  op: Op,
+  canonical: DvcEntry | null,
+  canonicalLogView: number,
+  below: bigint | null,
+): { copies: number; nacks: number; unknownEnds: number } {
   let copies = 0;
   let nacks = 0;
   let unknownEnds = 0;
@@ -192,6 +202,14 @@ function tally(dvcs: readonly DvcRecord[], op: Op, canonical: DvcEntry | null, c
     // known and differs: with no canonical header (its senders hold a blank there: a restarted
     // replica's unheld tail, a lost tail) the older copy may be the committed op itself.
     else if (!e.blank && dvc.logView < canonicalLogView && canonical !== null && e.checksum !== canonical.checksum) nacks++;
+    // With no canonical header, an older log view's header H is still evidence against every op
+    // other than H (`olderViewCandidate`: its sender never acked another op there). An H that
+    // does not chain to the op the log holds below (`below`) cannot be committed itself, so its
+    // sender nacks every op that can (seed 1038933 of 5: the old primary of log view 1 held a
+    // branch the canonical log view never took; the canonical senders' logs end below or lost
+    // their tail, and the merge waited for a replica dead for good). Not an H with parent 0: its
+    // primary started the view at the commit point without that op's header.
+    else if (!e.blank && dvc.logView < canonicalLogView && canonical === null && below !== null && e.parent !== 0n && e.parent !== below) nacks++;
   }
   return { copies, nacks, unknownEnds };
 }
@@ -247,6 +265,11 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
   let opHead = opHeadMax;
   const low = Math.max(commitMax, 1);
   const logEnd = canonicalLogEnd(canonical, canonicalLogView, replicaCount);
+  /**
+   * The checksum of the op the merged log holds at `op` − 1, when known: the committed op at the
+   * commit point, then each header the scan kept. Any op committed at `op` chains to it.
+   */
+  let below: bigint | null = null;
   for (let op = low; op <= opHeadMax; op++) {
     if (logEnd !== null && op > logEnd && op > commitMax) {
       paths.add('primary_log_end');
@@ -256,7 +279,7 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
     const header = canonicalAt(canonical, op);
     const conflict = header === 'conflict';
     const canon = conflict ? null : (header ?? (op === commitMax ? appliedHere(dvcs, op, self) : null));
-    const { copies, nacks, unknownEnds } = tally(dvcs, op, canon, canonicalLogView);
+    const { copies, nacks, unknownEnds } = tally(dvcs, op, canon, canonicalLogView, below);
     if (unknownEnds > 0) paths.add('log_end_unknown');
     if (nacks >= q.nack) {
       if (op <= commitMax) return { kind: 'deadlocked', op };
@@ -272,6 +295,7 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
       // replica applied it (its own copy compacted away; another's older header there is no
       // evidence either way: seed 144 of 3 deadlocked on one).
       if (copies === 0) paths.add('commit_point_without_copy');
+      below = commitMax > 0 ? committedChecksumAt(dvcs, canonical, commitMax, self) : null;
       continue;
     }
     if (dvcs.length >= replicaCount && op > commitMax && !conflict && copies === 0 && !presentAnywhere(dvcs, op)) {
@@ -286,10 +310,10 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
     }
     if (!conflict && canon === null && op > commitMax) {
       const older = olderViewCandidate(dvcs, op, canonicalLogView);
-      // Right above the commit point the candidate must chain to the committed op there: an older
-      // log view's op may sit on a branch that a later view truncated below the commit point
-      // (seed 1017918 of 3). Further up, the header chain below checks each link.
-      const chains = older !== null && (op - 1 !== commitMax || commitMax === 0 || committedChecksumAt(dvcs, canonical, commitMax, self) === older.entry.parent);
+      // The candidate must chain to the op the log holds below it (right above the commit point,
+      // the committed op there): an older log view's op may sit on a branch that a later view
+      // truncated below the commit point (seed 1017918 of 3), or below an op the scan kept.
+      const chains = older !== null && (op - 1 === commitMax && commitMax === 0 ? true : below === older.entry.parent);
       if (older !== null && chains && older.present && nacks + older.holders >= q.nack) {
         // Deviation: upstream counts every older-log_view header as a nack here. That is
         // unsound when the canonical op is unknown (it may be this very header: merge.test.ts);
@@ -297,12 +321,14 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
         // committed, so it is taken (and chained below like any canonical header).
         adopted.set(op, older.entry);
         paths.add('older_view_adopted');
+        below = older.entry.checksum;
         continue;
       }
     }
     if (conflict || canon === null || copies === 0) {
       return dvcs.length < replicaCount ? { kind: 'awaiting_repair', op } : { kind: 'deadlocked', op };
     }
+    below = canon.checksum;
   }
 
   const headers: DvcEntry[] = [];

@@ -329,13 +329,41 @@ describe('merge (§5.5)', () => {
     const older = dvc(0, 0, 34, 6, [...chainB, blank(6, false)]);
     const unknown = merge([lostTail, dvc(1, 2, 8, 8, [blank(8, false)]), older], 3, q3, { replica: 1, commitMin: 8 });
     expect(unknown.kind).not.toBe('ready');
-    // A known committed A8 that B9 does not chain to: not taken either.
+    // A known committed A8 that B9 does not chain to: not taken either. B9 cannot be committed,
+    // and replica 0 (never normal in log views 1, 2) acked no other op 9: with replica 1's log end
+    // that is a nack quorum, and the log ends at 8.
     const otherChain = merge([lostTail, dvc(1, 2, 8, 8, [h(8)]), older], 3, q3, { replica: 1, commitMin: 8 });
-    expect(otherChain.kind).not.toBe('ready');
+    expect(otherChain).toMatchObject({ kind: 'ready', opHead: 8, commitMax: 8 });
+    expect(otherChain.kind === 'ready' && otherChain.paths).not.toContain('older_view_adopted');
     // B9 on top of a committed B8: taken.
     const same = merge([lostTail, dvc(1, 2, 8, 8, [h(8, 2, 2)]), older], 3, q3, { replica: 1, commitMin: 8 });
     expect(same).toMatchObject({ kind: 'ready', opHead: 34, commitMax: 8 });
     expect(same.kind === 'ready' && same.paths).toContain('older_view_adopted');
+  });
+  // Seed 1038933 of 5, replica 3 dead for good. Replica 1 led log view 1 alone and holds its
+  // branch B1..B9; view 2 started at op 0 without it and committed A1..A4. Replicas 0 and 4 (log
+  // view 2) end at A4 = the commit point; replica 2, view 2's primary, lost its tail. Replica 1
+  // was never normal in view 2, so it acked no op of it, and its B5 (on B4) cannot follow the
+  // committed A4: with the two log ends a nack quorum at 5. Before, the merge waited for replica 3.
+  it('an older log view\'s header that does not chain below it nacks every op that can be committed there (seed 1038933 of 5)', () => {
+    const chainB: DvcEntry[] = [];
+    for (let x = 9; x >= 1; x--) chainB.push(h(x, 2, 2));
+    const branch = dvc(1, 1, 9, 0, chainB);
+    const lostTail = dvc(2, 2, 127, 0, Array.from({ length: 127 }, (_, i) => blank(127 - i, false)));
+    const r0 = dvc(0, 2, 4, 4, [h(4)]);
+    const r4 = dvc(4, 2, 4, 4, [h(4)]);
+    const r = merge([r4, branch, lostTail, r0], 5, q5, { replica: 4, commitMin: 4 });
+    expect(r).toMatchObject({ kind: 'ready', opHead: 4, commitMax: 4 });
+    expect(r.kind === 'ready' && r.paths).toContain('nack_truncation');
+    // Further up: A3 kept above the commit point A2 (replica 0 alone holds it), then B4 on B3
+    // does not chain to A3 (seed 1038933's group 31 deadlocked on the chain after taking B4, B5).
+    const up = merge([dvc(4, 2, 2, 2, [h(2)]), branch, lostTail, dvc(0, 2, 3, 2, [h(3), h(2)])], 5, q5, { replica: 4, commitMin: 2 });
+    expect(up).toMatchObject({ kind: 'ready', opHead: 3, commitMax: 2 });
+    expect(up.kind === 'ready' && up.paths).not.toContain('older_view_adopted');
+    // Where it chains it is no nack: it may be the committed op (here the one that may be: taken).
+    const chained = merge([r4, dvc(1, 1, 9, 0, chainA(9, 1)), lostTail, r0], 5, q5, { replica: 4, commitMin: 4 });
+    expect(chained).toMatchObject({ kind: 'ready', opHead: 9, commitMax: 4 });
+    expect(chained.kind === 'ready' && chained.paths).toContain('older_view_adopted');
   });
   it('an op with parent 0 right above the commit point (its primary started there without that header) is kept; the unverified commit-point header is left out', () => {
     // View 4's primary (replica 1) started with op_head = commit = 79 and no header for op 79
