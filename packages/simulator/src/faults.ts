@@ -638,6 +638,13 @@ function missesAcked(node: SimNode): boolean {
   return false;
 }
 
+/** Replica `node` is up and no longer holds ops of `group` it may have acknowledged (`missesAcked`, for one group). */
+export function missesAckedIn(node: SimNode, group: bigint): boolean {
+  if (!node.up || node.metadata === null) return false;
+  const driver = group === METADATA_GROUP_ID ? node.metadata : node.partitions.get(group)?.driver;
+  return driver !== undefined && !holdsWhatItAcked(driver.replica.role);
+}
+
 function caughtUp(node: SimNode, targets: Map<bigint, number>, nodes: readonly SimNode[]): boolean {
   // Behind its boot latch a node hosts none of its groups yet (node.ts): nothing it may have
   // acknowledged and lost is held again, whatever its metadata applied.

@@ -28,7 +28,7 @@ import type { Prng } from '@shoal/stdx';
 import { NO_FAULTS, SimDisk } from '@shoal/storage';
 import { Checker, SafetyViolation } from './checker.js';
 import { type AckRecord, SimClient } from './client.js';
-import { type CrashKind, Faults, LONG_PARTITION_TICKS } from './faults.js';
+import { type CrashKind, Faults, LONG_PARTITION_TICKS, missesAckedIn } from './faults.js';
 import { Marks } from './marks.js';
 import { Network } from './network.js';
 import { SimNode } from './node.js';
@@ -388,12 +388,16 @@ export class Simulation {
    */
   #excuseBeyondBudget(): void {
     // Every group still pending must be beyond the budget; a faulty disk that cannot host a group
-    // even after a wipe lost that group's files for good: as lossy as a dead replica for it.
+    // even after a wipe lost that group's files for good: as lossy as a dead replica for it. So
+    // is one whose damage cost the group ops it may have acknowledged (a journal lost to a
+    // misdirected write, faulty ops) while it has not got them back: a process kill is never
+    // lossy, but the damage was injected before it (seeds 1061545 and 1084567 of 5: that, one
+    // power loss and one replica dead for good left no quorum that could vouch for the log).
     const live = this.#live();
     const budget = this.faults.lossBudget;
     const stuck = this.#groups().filter((group) => !this.#groupConverged(group, live));
     const lossyFor = (group: bigint): number =>
-      this.nodes.filter((x) => this.faults.isLossy(x.index) || (x.up && x.refused.has(group) && this.#faulty.has(x.index))).length;
+      this.nodes.filter((x) => this.faults.isLossy(x.index) || (x.up && this.#faulty.has(x.index) && (x.refused.has(group) || missesAckedIn(x, group)))).length;
     if (stuck.length === 0 || stuck.some((group) => lossyFor(group) <= budget)) return;
     const lossy = Math.min(...stuck.map(lossyFor));
     throw new BeyondLossBudget(`${lossy} replicas lossy at once (budget ${budget}): ${this.#divergence()}`);
