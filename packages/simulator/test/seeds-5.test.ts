@@ -2,6 +2,7 @@
  * The simulator suite, 5-replica clusters (runs in parallel with seeds-3.test.ts).
  */
 import { describe, expect, it } from 'vitest';
+import { Simulation, optionsForSeed } from '../src/index.js';
 import { failures, seedRange } from './seeds.js';
 
 describe('simulator seeds', () => {
@@ -67,5 +68,22 @@ describe('simulator seeds', () => {
   // (wipePartition now resets the frontier).
   it('seed 1028171 of 5 replicas passes', () => {
     expect(failures(5, [1028171])).toEqual([]);
+  }, 170_000);
+  // Once a liveness failure, replica 3 down for good: with no canonical header at op 5, the old
+  // primary of log view 1 held a branch that does not chain to committed op 4, neither adopted
+  // nor counted as a nack, so the merge waited for the dead replica (merge.ts `below`).
+  it('seed 1038933 of 5 replicas passes', () => {
+    expect(failures(5, [1038933])).toEqual([]);
+  }, 170_000);
+
+  // Once counted as liveness failures within the loss budget: one replica dead for good, one
+  // power loss, and one faulty disk whose misdirected write lost a journal it had acked from; no
+  // three replicas could vouch for the log, so waiting is right (simulation.ts, `missesAckedIn`).
+  it('seeds 1061545, 1084567 of 5 replicas pass, excused as beyond the loss budget', () => {
+    for (const seed of [1061545, 1084567]) {
+      const r = new Simulation(optionsForSeed(seed, 5)).run();
+      expect([seed, r.ok, r.failure]).toEqual([seed, true, null]);
+      expect(r.marks['check.liveness_beyond_budget']).toBe(1);
+    }
   }, 170_000);
 });
