@@ -121,4 +121,10 @@ describe('simulator seeds', () => {
   it('8 seeds of 1 replica and 8 of 2 replicas pass', () => {
     expect([...failures(1, seedRange(1, 8)), ...failures(2, seedRange(1, 8))]).toEqual([]);
   }, 120_000);
+  // Once a liveness failure, replica 2 down for good: a partition group's merge stayed deadlocked
+  // on the header chain (merge.ts: an op with parent 0 right above the commit point, prepared by a
+  // primary that started there without that header, leaves the commit point's header out).
+  it('seed 1038296 of 3 replicas passes', () => {
+    expect(failures(3, [1038296])).toEqual([]);
+  }, 170_000);
 });
