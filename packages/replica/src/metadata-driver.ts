@@ -418,8 +418,17 @@ function restoreRecordOf(r: MetadataRestore, stateOptions: MetadataStateOptions,
     }
     if (frame !== null) journal.push(frame);
   }
+  // A hole below the head ('missing') of a WAL that scanned clean was never journaled, so never
+  // acked (an append is fdatasynced before its PrepareOk; a live prepare above a gap is journaled
+  // while the gap is repaired), and every removal of an op that may have been acked is recorded
+  // first (journal.faulty). Only damage (a corrupt range, whose op may be any; a torn tail) makes a
+  // hole a possible loss, as in the partition journal. Faulty, the hole could never be nacked
+  // (seed 1023994 of 3: the survivors' merge waited forever for a copy of a never-committed op).
+  const damaged = r.faulty.some((f) => f.kind !== 'missing');
   const faultyOps = [
-    ...r.faulty.filter((f) => f.kind !== 'torn' && f.op !== undefined && f.op > snapshotOp).map((f) => f.op as number),
+    ...r.faulty
+      .filter((f) => f.kind !== 'torn' && f.op !== undefined && f.op > snapshotOp && (damaged || f.kind !== 'missing'))
+      .map((f) => f.op as number),
     ...unreadable.filter((op) => op > snapshotOp),
     ...r.recordedFaulty,
   ];

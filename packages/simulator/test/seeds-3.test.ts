@@ -118,6 +118,14 @@ describe('simulator seeds', () => {
     expect(failures(3, [1023442])).toEqual([]);
   }, 170_000);
 
+  // Once a liveness failure: a metadata WAL hole (op 75, never journaled: live prepares 76..78
+  // came first) became a faulty slot at a process restart, so the survivor could not nack it and
+  // the degraded phase's merge waited forever for a copy of that never-committed op
+  // (metadata-driver.ts: holes of a clean scan are not faulty).
+  it('seed 1023994 of 3 replicas passes', () => {
+    expect(failures(3, [1023994])).toEqual([]);
+  }, 170_000);
+
   it('8 seeds of 1 replica and 8 of 2 replicas pass', () => {
     expect([...failures(1, seedRange(1, 8)), ...failures(2, seedRange(1, 8))]).toEqual([]);
   }, 120_000);
