@@ -44,6 +44,31 @@ describe('state transfer', () => {
     expect(cluster.trace.filter((l) => / n2 state_transfer: verify failure/.test(l)).length).toBe(2);
   });
 
+  // Seeds 1047809 and 1084057 of 5: the primary's own files were damaged (a misdirected write), so
+  // every offer of its snapshot failed to install; the fallback asked that same primary for journal
+  // repair, whose RangeEvicted led back to the damaged transfer, for good.
+  it('metadata: past the decode budget, journal repair goes to another replica; a silent one is dropped', () => {
+    const cluster = new Cluster({ replicas: 3, config: SMALL });
+    const epoch = login(cluster, 0, 1n);
+    cluster.isolate(2);
+    puts(cluster, 0, 1n, epoch, 1n, 40);
+    cluster.heal();
+    cluster.corruptInstall = (node) => node === 2;
+    // Replica 1 never answers replica 2: the fallback source is as good as down.
+    cluster.filters.push((m) => m.from === 1 && m.to === 2);
+    const abandoned = / n2 state_transfer: abandoned \([^)]*\); journal repair from (\d)/;
+    cluster.runUntil(() => cluster.trace.some((l) => / n2 repair: source 1 stalled; dropped/.test(l)), 6000);
+    const targets = cluster.trace.flatMap((l) => abandoned.exec(l)?.[1] ?? []);
+    expect(targets.length).toBeGreaterThan(0);
+    expect(new Set(targets)).toEqual(new Set(['1']));
+    // Once replica 1 answers and the primary checkpoints past its damaged snapshot, replica 2 rejoins.
+    cluster.heal();
+    cluster.corruptInstall = null;
+    puts(cluster, 0, 1n, epoch, 41n, 20);
+    cluster.runUntil(() => cluster.converged(61), 6000);
+    expect(cluster.nodes[2]?.r.clientSession(1n)?.watermark).toBe(60n);
+  });
+
   it('partition: a replica whose gap was evicted from the retained window transfers segments', () => {
     const cluster = new Cluster({ replicas: 3, plane: 'partition', config: { evictedRingCapacity: 4 } });
     cluster.isolate(2);

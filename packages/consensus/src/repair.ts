@@ -74,6 +74,14 @@ export function tickRepair(c: Core): void {
     c.repair = null;
     return;
   }
+  if (s.peer !== c.primaryIndex()) {
+    // A backup's repair from another replica (after a damaged source's transfer, state-transfer.ts
+    // `abandonToRepair`) is not insisted on: that replica may be down for good. The primary's next
+    // Commit restarts the repair from the primary, and its way back to a transfer the next source.
+    c.event('repair', `source ${s.peer} stalled; dropped`);
+    c.repair = null;
+    return;
+  }
   if (s.toOp < c.commitMax) s.toOp = c.commitMax;
   const from = firstMissing(c, s.toOp);
   if (from === null) {

@@ -29,6 +29,8 @@ export interface TransferState {
   tableFrontier: Op;
   /** Ticks before a RangeEvicted may arm another transfer (after a refusal or abandon). */
   cooldown: number;
+  /** Turn of the journal-repair source after a damaged source's transfer (`fallbackSource`). */
+  fallbackTurn: number;
 }
 
 /** The decode budget's key: one source's artifacts for one snapshot op. */
@@ -37,7 +39,7 @@ export function decodeKey(peer: ReplicaIndex, snapshotOp: Op): string {
 }
 
 export function newTransferState(): TransferState {
-  return { stage: 'idle', session: null, decodeFailures: new Map(), tableFrontier: 0, cooldown: 0 };
+  return { stage: 'idle', session: null, decodeFailures: new Map(), tableFrontier: 0, cooldown: 0, fallbackTurn: 0 };
 }
 
 export interface ServedOffer {

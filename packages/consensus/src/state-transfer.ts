@@ -76,15 +76,32 @@ export function startTransfer(c: Core, peer: ReplicaIndex): void {
   sendDirect(c, peer, requestStateTransferFrame(c, nonce));
 }
 
-/** Abandons the transfer and falls back to journal repair from `peer` (§6.4 step 4). */
-function abandonToRepair(c: Core, peer: ReplicaIndex, why: string): void {
-  const target = transferTarget(c, peer);
+/**
+ * Abandons the transfer and falls back to journal repair from `peer` (§6.4 step 4). `damaged`: the
+ * source's own artifacts failed to verify or decode past the budget, so its files are damaged (a
+ * misdirected write into its segment) and every later offer of it fails the same way. The journal
+ * repair then goes to another replica, in turn: asking the source again, typically the primary,
+ * whose journal had evicted the range, only led back to a transfer of its damaged state, for good
+ * while it stays primary (seeds 1047809 and 1084057 of 5). Any replica may serve repair, and what
+ * it serves is trusted only once it chains to an anchor (trust.ts).
+ */
+function abandonToRepair(c: Core, peer: ReplicaIndex, why: string, damaged = false): void {
+  const target = damaged ? fallbackSource(c, peer) : transferTarget(c, peer);
   c.mark(Mark.TransferFallbackRepair, why);
   c.event('state_transfer', `abandoned (${why}); journal repair from ${target}`);
   setStage(c, 'idle');
   c.transfer.cooldown = c.config.ticks.repairRetry;
   commitWalk(c);
   startRepair(c, target);
+}
+
+/** The next replica in turn that is neither us nor the damaged source (that source if none is). */
+function fallbackSource(c: Core, damaged: ReplicaIndex): ReplicaIndex {
+  const peers = c.others().filter((r) => r !== damaged);
+  if (peers.length === 0) return damaged;
+  const target = peers[c.transfer.fallbackTurn % peers.length] as ReplicaIndex;
+  c.transfer.fallbackTurn += 1;
+  return target;
 }
 
 /**
@@ -137,7 +154,7 @@ export function onStateTransferTarget(c: Core, frame: Uint8Array): string | null
   const snapshotOp = snapshot === undefined ? commitOp : Number(snapshot.frontier);
   if (!Number.isSafeInteger(snapshotOp)) return c.drop(Command.StateTransferTarget, h.replica, Drop.SnapshotOpNotSafe);
   if ((c.transfer.decodeFailures.get(decodeKey(s.peer, snapshotOp)) ?? 0) > DECODE_BUDGET) {
-    abandonToRepair(c, s.peer, `snapshot ${snapshotOp} from ${s.peer} failed to decode too often`);
+    abandonToRepair(c, s.peer, `snapshot ${snapshotOp} from ${s.peer} failed to decode too often`, true);
     return null;
   }
   s.manifest = entries;
@@ -218,7 +235,7 @@ export function onInstallDone(c: Core, done: Extract<Completion, { kind: 'instal
     c.transfer.decodeFailures.set(key, failures);
     setStage(c, 'idle');
     if (failures > DECODE_BUDGET) {
-      abandonToRepair(c, peer, `decode budget exhausted for snapshot ${s.snapshotOp}`);
+      abandonToRepair(c, peer, `decode budget exhausted for snapshot ${s.snapshotOp}`, true);
       return;
     }
     c.mark(Mark.TransferDecodeFailure, done.failure);

@@ -86,4 +86,11 @@ describe('simulator seeds', () => {
       expect(r.marks['check.liveness_beyond_budget']).toBe(1);
     }
   }, 170_000);
+
+  // Once liveness failures: a lagging backup looped for good between the primary's evicted journal
+  // and its damaged snapshot (a misdirected write into its segment); the fallback repair now goes
+  // to the other replicas in turn (state-transfer.ts `fallbackSource`).
+  it('seeds 1047809, 1084057 of 5 replicas pass', () => {
+    expect(failures(5, [1047809, 1084057])).toEqual([]);
+  }, 170_000);
 });
