@@ -12,9 +12,9 @@
  *   7. provable commit watermark = max(snapshot op, `commit` of journaled entries above it);
  *      a solo cluster: the max journaled op
  *   8. replay = journaled ops above the snapshot, in op order, up to the watermark, stopping at
- *      the first op that does not connect to its predecessor (gap or parent-chain break); the
- *      journal is truncated from there (`truncate_from`). Connected entries above the watermark
- *      stay journaled, unapplied.
+ *      the first op that does not connect to its predecessor (gap or parent-chain break); unlike
+ *      upstream's `truncate_from`, nothing is truncated there (the entries above stay journaled,
+ *      untrusted). Connected entries above the watermark stay journaled, unapplied.
  *
  * Restoring the state machine from the payload, the client table, and consensus (5.10) are the
  * driver's: this returns the bytes and the open stores. The snapshot's sequence number lives in
@@ -79,12 +79,10 @@ export interface MetadataRestore {
   readonly lastHeader: Uint8Array | null;
   readonly faulty: readonly JournalFault[];
   /**
-   * Ops above the snapshot that a truncation dropped (recorded in journal.faulty, this boot's
-   * chain-break cut included) and the journal does not hold: this replica may have acked them.
+   * Ops above the snapshot that a truncation dropped (recorded in journal.faulty) and the journal
+   * does not hold: this replica may have acked them.
    */
   readonly recordedFaulty: readonly number[];
-  /** Where the journal was truncated for a gap or chain break (null when it was not). */
-  readonly truncatedFrom: number | null;
   readonly stagingResolution: 'none' | 'rolled_back' | 'rolled_forward';
   readonly superblockStore: SuperblockStore;
   readonly snapshotFile: SnapshotFile;
@@ -190,34 +188,24 @@ function recover(disk: Disk, dir: string, options: MetadataRecoveryOptions): Met
     for (const e of above) watermark = Math.max(watermark, commitOf(e.frame));
   }
 
-  // The connected run above the snapshot.
+  // The connected run above the snapshot: what replay may apply. A gap or chain break stops it but
+  // truncates nothing (deviation from upstream's `truncate_from`, replication-semantics.md §9.4):
+  // every entry the scan returned verified, and the journal held it before the restart exactly as
+  // it does now (live prepares above a gap, repaired ops above an older view's stale entries).
+  // Which side of a break is canonical is the core's to find out (trust.ts, from an anchor); cut
+  // here, the held ops above became faulty and were lost to the cluster (seed 1068468 of 3: a
+  // process kill cut canonical ops 10..30 above stale op 9, and their only other copy was dead).
   const connected: JournalEntry[] = [];
   let previous = byOp.get(snapshotOp) ?? null;
-  let breakAt: number | null = null;
-  const headOp = journal.headOp;
-  for (let op = snapshotOp + 1; op <= headOp; op++) {
+  for (let op = snapshotOp + 1; op <= journal.headOp; op++) {
     const entry = byOp.get(op);
-    if (entry === undefined) {
-      breakAt = op;
-      break;
-    }
+    if (entry === undefined) break;
     if (previous !== null) {
       const previousChecksum = readU128LE(previous.frame, 0);
-      if (previousChecksum !== 0n && readU128LE(entry.frame, PARENT_AT) !== previousChecksum) {
-        breakAt = op;
-        break;
-      }
+      if (previousChecksum !== 0n && readU128LE(entry.frame, PARENT_AT) !== previousChecksum) break;
     }
     connected.push(entry);
     previous = entry;
-  }
-  let truncatedFrom: number | null = null;
-  const faultyOps = new Set(scan.faulty.filter((f) => f.kind !== 'torn' && f.op !== undefined).map((f) => f.op as number));
-  if (breakAt !== null && !(journal.mode === 'repair' && faultyOps.has(breakAt))) {
-    // The entries from the break up were fdatasynced before they were acked: faulty until repaired.
-    const cut = journal.truncateFrom(breakAt, Math.max(breakAt, headOp));
-    if (!cut.ok) return refuse('io', cut.error.message);
-    truncatedFrom = breakAt;
   }
   const replay = connected.filter((e) => e.op <= watermark);
   const unapplied = connected.filter((e) => e.op > watermark);
@@ -236,7 +224,6 @@ function recover(disk: Disk, dir: string, options: MetadataRecoveryOptions): Met
       lastHeader: last === null ? null : last.frame.slice(0, 256),
       faulty: scan.faulty,
       recordedFaulty: journal.recordedFaultyOps(snapshotOp),
-      truncatedFrom,
       stagingResolution: staging.kind,
       superblockStore,
       snapshotFile,
