@@ -11,6 +11,16 @@ import { login, puts } from './support/script.js';
 // Small journals so checkpoints (and so compaction) happen within a few dozen ops.
 const SMALL = { prepareQueueDepth: 4, checkpointMargin: 4, journalSlots: 16 };
 
+/** Backup 2 was cut off while the others ran 40 ops (and checkpointed past them); healed. */
+function backupBehindCheckpoint(): { cluster: Cluster; epoch: bigint } {
+  const cluster = new Cluster({ replicas: 3, config: SMALL });
+  const epoch = login(cluster, 0, 1n);
+  cluster.isolate(2);
+  puts(cluster, 0, 1n, epoch, 1n, 40);
+  cluster.heal();
+  return { cluster, epoch };
+}
+
 describe('state transfer', () => {
   it('metadata: a backup behind a checkpoint rejoins by state transfer, then repairs the tail', () => {
     const cluster = new Cluster({ replicas: 3, config: SMALL });
@@ -33,11 +43,7 @@ describe('state transfer', () => {
   });
 
   it('metadata: a corrupted artifact is re-fetched with a fresh nonce (budgeted)', () => {
-    const cluster = new Cluster({ replicas: 3, config: SMALL });
-    const epoch = login(cluster, 0, 1n);
-    cluster.isolate(2);
-    puts(cluster, 0, 1n, epoch, 1n, 40);
-    cluster.heal();
+    const { cluster } = backupBehindCheckpoint();
     let corruptions = 2;
     cluster.corruptInstall = (node) => node === 2 && corruptions-- > 0;
     cluster.runUntil(() => cluster.converged(41), 4000);
@@ -48,11 +54,7 @@ describe('state transfer', () => {
   // every offer of its snapshot failed to install; the fallback asked that same primary for journal
   // repair, whose RangeEvicted led back to the damaged transfer, for good.
   it('metadata: past the decode budget, journal repair goes to another replica; a silent one is dropped', () => {
-    const cluster = new Cluster({ replicas: 3, config: SMALL });
-    const epoch = login(cluster, 0, 1n);
-    cluster.isolate(2);
-    puts(cluster, 0, 1n, epoch, 1n, 40);
-    cluster.heal();
+    const { cluster, epoch } = backupBehindCheckpoint();
     cluster.corruptInstall = (node) => node === 2;
     // Replica 1 never answers replica 2: the fallback source is as good as down.
     cluster.filters.push((m) => m.from === 1 && m.to === 2);

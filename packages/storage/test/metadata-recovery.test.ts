@@ -54,6 +54,19 @@ function cluster(seed = 1): { disk: SimDisk; frames: Uint8Array[] } {
   return { disk, frames };
 }
 
+/** `cluster()` with the WAL cut above op 14 and ops 16..17 of another history appended (then `more`). */
+function forgedAbove14(more?: (frames: Uint8Array[], journal: MetadataJournal) => void): { disk: SimDisk; forged: Uint8Array[] } {
+  const { disk, frames } = cluster();
+  const journal = must(MetadataJournal.open(disk, '/m'));
+  must(journal.recover(10));
+  must(journal.truncateFrom(15));
+  const forged = makePrepares(16, 17, checksumOf(frames[3] as Uint8Array) ^ 1n, 40, 2, 77);
+  for (const f of forged) must(journal.append(f));
+  more?.(frames, journal);
+  must(journal.close());
+  return { disk, forged };
+}
+
 describe('recoverMetadata (§9.4)', () => {
   it('restores snapshot, superblock, replay up to the provable commit watermark, and the unapplied tail', () => {
     const { disk } = cluster();
@@ -79,13 +92,7 @@ describe('recoverMetadata (§9.4)', () => {
   // Deviation from upstream's truncate_from (§9.4): every returned entry verified, and the journal
   // held it before the restart as it does now; cut, the ops above became faulty (seed 1068468 of 3).
   it('stops replay at a gap, and keeps the entries above it', () => {
-    const { disk, frames } = cluster();
-    const journal = must(MetadataJournal.open(disk, '/m'));
-    must(journal.recover(10));
-    must(journal.truncateFrom(15));
-    const forged = makePrepares(16, 17, checksumOf(frames[3] as Uint8Array) ^ 1n, 40, 2, 77);
-    for (const f of forged) must(journal.append(f));
-    must(journal.close());
+    const { disk, forged } = forgedAbove14();
     const r = must(recoverMetadata(disk, '/m', OPTIONS));
     expect(r.replay.map((e) => e.op)).toEqual([11, 12, 13, 14]);
     expect(r.unapplied).toEqual([]);
@@ -96,15 +103,8 @@ describe('recoverMetadata (§9.4)', () => {
   });
 
   it('stops replay at a chain break, and keeps the entries above it (a later repair wrote the op below)', () => {
-    const { disk, frames } = cluster();
-    const journal = must(MetadataJournal.open(disk, '/m'));
-    must(journal.recover(10));
-    must(journal.truncateFrom(15));
     // Ops 16..17 of another history, then op 15 of this one: 16 does not chain to 15.
-    const forged = makePrepares(16, 17, checksumOf(frames[3] as Uint8Array) ^ 1n, 40, 2, 77);
-    for (const f of forged) must(journal.append(f));
-    must(journal.append(frames[5] as Uint8Array));
-    must(journal.close());
+    const { disk, forged } = forgedAbove14((frames, journal) => must(journal.append(frames[5] as Uint8Array)));
     const r = must(recoverMetadata(disk, '/m', OPTIONS));
     // (The watermark is 15, op 17's commit field: storage's replay is upstream's; the core's is stricter.)
     expect(r.replay.map((e) => e.op)).toEqual([11, 12, 13, 14, 15]);
