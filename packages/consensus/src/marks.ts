@@ -47,6 +47,8 @@ export const Mark = Object.freeze({
   MergeCommittedElsewhere: 'merge_committed_elsewhere',
   /** No canonical header above the commit point: the one older-log_view header there was taken. */
   MergeOlderViewAdopted: 'merge_older_view_adopted',
+  /** No canonical header at the commit point: the header a sender's head chains down to there was taken. */
+  MergeCommitPointFromHeadChain: 'merge_commit_point_from_head_chain',
 
   // --- Finishing a view (§5.6, §5.7).
   /** The primary-elect pulls a missing body from a DVC sender. */

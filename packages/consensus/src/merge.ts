@@ -15,6 +15,8 @@
  *      nack quorum against any other op, H is the op there (`olderViewCandidate`; right above the
  *      commit point only when it chains to the committed op); above the end of the log of the
  *      canonical log view's primary, when its DVC knows that end, the log is cut (`canonicalLogEnd`);
+ *      at the commit point with no canonical header, the merging replica's own applied entry, or
+ *      else the header a DVC's head chains down to when that head's commit field reaches it;
  *   5. chain the canonical headers from op_head down to max(commit_max, 1) (an op with parent 0
  *      right above the commit point leaves the commit point's header out);
  *   6. "committed elsewhere": older-log_view headers at or below their sender's commit that the
@@ -49,7 +51,8 @@ export type MergePath =
   | 'commit_point_without_copy'
   | 'log_end_unknown'
   | 'committed_elsewhere'
-  | 'older_view_adopted';
+  | 'older_view_adopted'
+  | 'commit_point_from_head_chain';
 
 export interface MergeQuorums {
   readonly viewChange: number;
@@ -242,6 +245,36 @@ function appliedHere(dvcs: readonly DvcRecord[], op: Op, self: MergeSelf | null)
   return e === null || e.blank ? null : e;
 }
 
+/**
+ * The committed op at `op` as a sender's head header vouches for it: a prepare whose `commit`
+ * field is at or above `op` was prepared by a primary that had committed `op` in its own log, and
+ * the parent chain from that head down to `op` (every header in between held, each the parent of
+ * the one above) is that log. So the header it reaches at `op` is the committed one, whatever
+ * the sender's log view. Null when no head vouches for `op` this way (or two differ).
+ * Seed 1075070 of 3: the commit point came from an older log view's head header; the only
+ * canonical sender, restarted before it fetched the StartView's bodies, held blanks with nack
+ * bits there, and the merge waited for a copy from the replica dead for good.
+ */
+function headChainAt(dvcs: readonly DvcRecord[], op: Op): DvcEntry | null {
+  let found: DvcEntry | null = null;
+  for (const dvc of dvcs) {
+    const head = dvc.entries[0];
+    const index = dvc.op - op;
+    if (head === undefined || head.blank || head.commit < op || index < 0 || index >= dvc.entries.length) continue;
+    let e: DvcEntry = head;
+    let chained = true;
+    for (let i = 1; i <= index && chained; i++) {
+      const next = dvc.entries[i];
+      if (next === undefined || next.blank || e.parent !== next.checksum) chained = false;
+      else e = next;
+    }
+    if (!chained) continue;
+    if (found !== null && found.checksum !== e.checksum) return null;
+    found = e;
+  }
+  return found;
+}
+
 export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: MergeQuorums, self: MergeSelf | null = null): MergeResult {
   if (dvcs.length < q.viewChange) return { kind: 'awaiting_quorum' };
   // Quorum intersection holds only among senders whose DVC can show every op they may have
@@ -278,7 +311,9 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
     }
     const header = canonicalAt(canonical, op);
     const conflict = header === 'conflict';
-    const canon = conflict ? null : (header ?? (op === commitMax ? appliedHere(dvcs, op, self) : null));
+    const vouched = !conflict && header === null && op === commitMax && appliedHere(dvcs, op, self) === null ? headChainAt(dvcs, op) : null;
+    if (vouched !== null) adopted.set(op, vouched);
+    const canon = conflict ? null : (header ?? (op === commitMax ? (appliedHere(dvcs, op, self) ?? vouched) : null));
     const { copies, nacks, unknownEnds } = tally(dvcs, op, canon, canonicalLogView, below);
     if (unknownEnds > 0) paths.add('log_end_unknown');
     if (nacks >= q.nack) {
@@ -295,7 +330,8 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
       // replica applied it (its own copy compacted away; another's older header there is no
       // evidence either way: seed 144 of 3 deadlocked on one).
       if (copies === 0) paths.add('commit_point_without_copy');
-      below = commitMax > 0 ? committedChecksumAt(dvcs, canonical, commitMax, self) : null;
+      if (vouched !== null) paths.add('commit_point_from_head_chain');
+      below = commitMax > 0 ? (vouched?.checksum ?? committedChecksumAt(dvcs, canonical, commitMax, self)) : null;
       continue;
     }
     if (dvcs.length >= replicaCount && op > commitMax && !conflict && copies === 0 && !presentAnywhere(dvcs, op)) {

@@ -133,6 +133,7 @@ const MERGE_MARKS: Readonly<Record<MergePath, Mark>> = {
   log_end_unknown: Mark.MergeLogEndUnknown,
   committed_elsewhere: Mark.MergeCommittedElsewhere,
   older_view_adopted: Mark.MergeOlderViewAdopted,
+  commit_point_from_head_chain: Mark.MergeCommitPointFromHeadChain,
 };
 
 /** §5.5 on the primary-elect: merge the recorded DVCs; on Ready, park the log (§5.5 last para). */

@@ -247,10 +247,11 @@ describe('merge (§5.5)', () => {
   // ever receiving 3..7 and nacks them; replica 0, still in log view 0, applied 1..7 and holds 8.
   // Replica 1 is down for good. The commit point 7 has no canonical header (replica 2's blank):
   // the merge waited for a copy forever. Merged by replica 0, its own applied entry is the
-  // committed op; merged by replica 2 it still waits.
+  // committed op; merged by replica 2 it still waits (here op 8's commit field stops at 6: no
+  // head vouches for op 7 either, see the seed 1075070 test below).
   it('at the commit point, the merging replica\'s own applied entry stands in for a missing canonical header', () => {
     const r2 = dvc(2, 1, 7, 1, [blank(7, true), blank(6, true), blank(5, true), blank(4, true), blank(3, true), h(2), h(1)]);
-    const r0 = dvc(0, 0, 8, 7, [h(8, 1, 1, { commit: 7 }), h(7)]);
+    const r0 = dvc(0, 0, 8, 7, [h(8, 1, 1, { commit: 6 }), h(7)]);
     expect(merge([r0, r2], 3, q3)).toEqual({ kind: 'awaiting_repair', op: 7 });
     expect(merge([r0, r2], 3, q3, { replica: 2, commitMin: 2 })).toEqual({ kind: 'awaiting_repair', op: 7 });
     expect(merge([r0, r2], 3, q3, { replica: 0, commitMin: 6 })).toEqual({ kind: 'awaiting_repair', op: 7 }); // not applied yet
@@ -365,6 +366,30 @@ describe('merge (§5.5)', () => {
     expect(chained).toMatchObject({ kind: 'ready', opHead: 9, commitMax: 4 });
     expect(chained.kind === 'ready' && chained.paths).toContain('older_view_adopted');
   });
+  // Seed 1075070 of 3 (partition group 1), replica 0 dead for good. Replica 2 led log view 2 and
+  // holds A up to 8, its head's commit field 5 (the commit point). Replica 1 adopted view 3's log
+  // (A up to 8, from replica 0) and restarted before it fetched the bodies of 5..8: blanks with
+  // nack bits, the only canonical sender. No canonical header at the commit point 5: the merge
+  // waited for a copy from replica 0 forever. But A8 (commit 5) was prepared by a primary that had
+  // committed op 5 in its log, and A8 chains down to A5 in replica 2's DVC: A5 is the committed op.
+  it('at the commit point, the header a head whose commit field reaches it chains down to is the committed op (seed 1075070 of 3)', () => {
+    const r1 = dvc(1, 3, 8, 2, [blank(8, true), blank(7, true), blank(6, true), blank(5, true), h(4), h(3), blank(2, false)]);
+    const r2 = dvc(2, 2, 8, 3, [h(8, 1, 1, { commit: 5 }), h(7), h(6), h(5), h(4), h(3)]);
+    for (const self of [{ replica: 1, commitMin: 2 }, { replica: 2, commitMin: 3 }]) {
+      const r = merge([r1, r2], 3, q3, self);
+      expect(r).toMatchObject({ kind: 'ready', opHead: 8, commitMax: 5 });
+      if (r.kind !== 'ready') return;
+      expect(r.headers.map((x) => x.checksum)).toEqual([sum(8, 1), sum(7, 1), sum(6, 1), sum(5, 1)]);
+      expect(r.paths).toContain('commit_point_from_head_chain');
+    }
+    // A break in the chain from the head down to the commit point vouches for nothing: wait.
+    const broken = dvc(2, 2, 8, 3, [h(8, 1, 1, { commit: 5 }), h(7), blank(6, false), h(5), h(4), h(3)]);
+    expect(merge([r1, broken], 3, q3, { replica: 1, commitMin: 2 })).toEqual({ kind: 'awaiting_repair', op: 5 });
+    // Nor does a head whose commit field stops below (the commit point came from elsewhere).
+    const below = dvc(2, 2, 8, 5, [h(8, 1, 1, { commit: 4 }), h(7), h(6), h(5)]);
+    expect(merge([r1, below], 3, q3, { replica: 1, commitMin: 2 })).toEqual({ kind: 'awaiting_repair', op: 5 });
+  });
+
   it('an op with parent 0 right above the commit point (its primary started there without that header) is kept; the unverified commit-point header is left out', () => {
     // View 4's primary (replica 1) started with op_head = commit = 79 and no header for op 79
     // anywhere it could see (commit_point_without_copy), so its op 80 names parent 0. Replica 2
