@@ -142,4 +142,10 @@ describe('simulator seeds', () => {
   it('seed 1038296 of 3 replicas passes', () => {
     expect(failures(3, [1038296])).toEqual([]);
   }, 170_000);
+  // Once a liveness failure, replica 0 down for good: partition group 1's merge waited at the
+  // commit point for a copy (merge.ts: the header a DVC's head chains down to there, when that
+  // head's commit field reaches it, is the committed op).
+  it('seed 1075070 of 3 replicas passes', () => {
+    expect(failures(3, [1075070])).toEqual([]);
+  }, 170_000);
 });
