@@ -233,6 +233,62 @@ describe('restarted replicas never lose what was acknowledged', () => {
   });
 });
 
+describe('orphans of an older view on a restarted replica of the newest log view', () => {
+  // Found by reading, then this script (stop 23): replica 0, view 0's primary, journals orphans
+  // 7..9 nobody else receives and crashes; view 1 (replica 1) commits other ops 7..10 (10 carries
+  // commit 8); replica 0 installs view 2 from replica 2 at commit 10 (its StartView reconciles op 9
+  // only: the orphans 7, 8 below stay, untrusted) and never receives a body. Replica 2 dies for
+  // good, replicas 0 and 1 restart (commit_max back to 0: nothing flushed). Before, replica 0's
+  // DoViewChange (log view 2, commit 0) showed orphans 7, 8 as its log view's headers; the merge's
+  // commit point was 8 (the head commit field of replica 1), it took orphan 8 there, and replaced
+  // committed ops 7..10. Now it reports the commit its superblock recorded (10) and nacks the op it
+  // never received there; with replica 1's copy that makes A10 the committed op.
+  it('a merge never puts an orphan over committed ops, and the survivors go on', () => {
+    const cluster = new Cluster({ replicas: 3, plane: 'partition', flushEvery: 1000 });
+    for (let i = 1; i <= 6; i++) {
+      const { token } = write(cluster, 0, i);
+      cluster.runUntil(() => acked(cluster, token), 300);
+    }
+    cluster.runUntil(() => cluster.converged(6), 300);
+    cluster.filters.push((m) => m.from === 0 && m.command === PREPARE);
+    for (let i = 7; i <= 9; i++) {
+      write(cluster, 0, i);
+      cluster.run(2);
+    }
+    expect(cluster.nodes[0]?.r.status.op).toBe(9);
+    cluster.crash(0);
+    cluster.filters.length = 0;
+    cluster.runUntil(() => cluster.primary() === 1, 3000);
+    const tokens = [7, 8].map((i) => {
+      const { token } = cluster.request(1, { client: 2n, request: BigInt(i), body: fakeBatch(`n${i}`) });
+      cluster.runUntil(() => acked(cluster, token), 500);
+      return token;
+    });
+    // 9 and 10 in flight together: 10 carries commit 8.
+    for (const i of [9, 10]) tokens.push(cluster.request(1, { client: 2n, request: BigInt(i), body: fakeBatch(`n${i}`) }).token);
+    cluster.runUntil(() => tokens.every((t) => acked(cluster, t)), 500);
+    cluster.runUntil(() => coreOf(cluster.nodes[2]!.r).commitMax >= 10, 500);
+    const committed = [7, 8, 9, 10].map((op) => cluster.committed.get(op));
+    expect(committed.every((c) => c !== undefined)).toBe(true);
+    cluster.crash(1);
+    cluster.restart(0);
+    cluster.filters.push((m) => m.from === 2 && m.to === 0 && m.command === REPAIR_PREPARE);
+    cluster.runUntil(() => coreOf(cluster.nodes[0]!.r).logView >= 2 && cluster.nodes[0]!.r.status.status === 'normal', 5000);
+    const c0 = coreOf(cluster.nodes[0]!.r);
+    expect([c0.commitMax, c0.journal.has(7), c0.journal.has(10)]).toEqual([10, true, false]);
+    cluster.crash(2);
+    cluster.crash(0);
+    cluster.filters.length = 0;
+    cluster.isolate(2);
+    cluster.restart(0);
+    cluster.restart(1);
+    // (The cluster asserts on every apply that each op has one checksum: SAFETY.)
+    cluster.runUntil(() => [0, 1].every((i) => cluster.nodes[i]!.r.status.status === 'normal' && cluster.nodes[i]!.r.status.commitMin >= 10), 20_000);
+    expect([7, 8, 9, 10].map((op) => cluster.committed.get(op))).toEqual(committed);
+    for (const i of [0, 1]) expect([7, 8, 9, 10].map((op) => cluster.nodes[i]!.applied.get(op))).toEqual(committed);
+  });
+});
+
 describe('a restarted replica and a dead primary (issue 12 item 9)', () => {
   // Before, a probing replica dropped every StartViewChange until its own probes ran out: with
   // the primary dead nobody answers the probe, and the survivor could not elect without it until

@@ -27,7 +27,7 @@ import type { Core } from './core.js';
 import { doViewChangeFrame } from './frames.js';
 import { entryHeader } from './journal.js';
 import { Mark } from './marks.js';
-import { SUFFIX_MAX } from './types.js';
+import { SUFFIX_MAX, type Op } from './types.js';
 import { suffixEntries, type DvcRecord } from './view-change-state.js';
 
 /**
@@ -62,8 +62,22 @@ function lostTailTop(c: Core): number {
   return top;
 }
 
+/**
+ * The commit point a DoViewChange reports: commit_max, or the one the superblock last recorded
+ * when higher. A restart resets commit_max to what replay confirms (partition: the flushed state),
+ * while the journal may still hold, below the commit point of the StartView it installed, entries
+ * left from an older view that nothing reconciled (the StartView's headers start at its commit
+ * point). Reported above a lower commit, they read as headers of this replica's log view, and a
+ * merge whose commit point landed on one took it over the committed op (orphans of view 0's
+ * primary replaced committed ops 7 and 8: restart-safety.test.ts). The recorded commit is a fact
+ * (commit_max only grows), and the window starts there, so no such entry is shown.
+ */
+function reportedCommit(c: Core): Op {
+  return Math.min(Math.max(c.commitMax, c.sb.durable?.commitMax ?? 0), c.op);
+}
+
 export function buildSuffix(c: Core): { op: number; commit: number; entries: SuffixEntryInput[] } {
-  const commit = Math.min(c.commitMax, c.op);
+  const commit = reportedCommit(c);
   const blind = c.journalIncomplete && c.votesBlind;
   const lostTop = blind ? 0 : lostTailTop(c);
   // A lost tail (ops this replica may have acked, above what it holds): the log is reported as
@@ -115,7 +129,11 @@ export function buildSuffix(c: Core): { op: number; commit: number; entries: Suf
         continue;
       }
     }
-    const nack = !blind && entryOp > commit && !c.journal.faulty.has(entryOp) && !c.journal.has(entryOp);
+    // At a commit point that only the superblock recorded (`reportedCommit`), a hole is an op this
+    // replica never journaled, so never acked (losses are faulty): nacked, it lets the merge find
+    // the committed op among the other senders' headers (merge.ts `olderViewCandidate`).
+    const nackable = entryOp > commit || (entryOp === commit && commit > c.commitMax);
+    const nack = !blind && nackable && !c.journal.faulty.has(entryOp) && !c.journal.has(entryOp);
     entries.push({ header: null, op: BigInt(entryOp), nack });
   }
   if (blanked > 0) c.mark(Mark.SuffixBlankedStale, `do view change: ${blanked} entries`);

@@ -16,7 +16,8 @@
  *      commit point only when it chains to the committed op); above the end of the log of the
  *      canonical log view's primary, when its DVC knows that end, the log is cut (`canonicalLogEnd`);
  *      at the commit point with no canonical header, the merging replica's own applied entry, or
- *      else the header a DVC's head chains down to when that head's commit field reaches it;
+ *      else the header a DVC's head chains down to when that head's commit field reaches it, or
+ *      else the one older-log_view header there on `olderViewCandidate`'s nack-quorum condition;
  *   5. chain the canonical headers from op_head down to max(commit_max, 1) (an op with parent 0
  *      right above the commit point leaves the commit point's header out);
  *   6. "committed elsewhere": older-log_view headers at or below their sender's commit that the
@@ -321,6 +322,18 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
       paths.add('nack_truncation');
       opHead = op - 1;
       break;
+    }
+    // At the commit point with no header of the canonical log view, the older log views' one
+    // header there is the committed op when its holders and the nacks make a nack quorum (the
+    // argument of `olderViewCandidate`: no commit quorum avoids them, none of them acked another
+    // op there). A replica that restarted after installing the canonical log view knows this
+    // commit point only from its superblock and never received the op (dvc-suffix.ts).
+    const atCommit = !conflict && canon === null && op === commitMax && op > 0 ? olderViewCandidate(dvcs, op, canonicalLogView) : null;
+    if (atCommit !== null && nacks + atCommit.holders >= q.nack) {
+      adopted.set(op, atCommit.entry);
+      paths.add('older_view_adopted');
+      below = atCommit.entry.checksum;
+      continue;
     }
     if (op === commitMax && !conflict && (canon !== null || noValidHeader(dvcs, op) || appliedBy(self, op))) {
       // The commit point itself is already committed: the new log needs no copy of its body

@@ -16,7 +16,9 @@ function wanted(c: Core): DurableVsrState {
   return {
     view: c.view,
     logView: c.logView,
-    commitMax: c.commitMax,
+    // Never below what was recorded: a restart resets commit_max to what replay confirms, and the
+    // recorded one bounds what a DoViewChange shows (dvc-suffix.ts `reportedCommit`).
+    commitMax: Math.max(c.commitMax, c.sb.durable?.commitMax ?? 0),
     checkpointOp: c.sb.checkpointOp,
     checkpointChecksum: c.sb.checkpointChecksum,
     logHead: c.sb.logHead,

@@ -250,7 +250,9 @@ describe('merge (§5.5)', () => {
   // committed op; merged by replica 2 it still waits (here op 8's commit field stops at 6: no
   // head vouches for op 7 either, see the seed 1075070 test below).
   it('at the commit point, the merging replica\'s own applied entry stands in for a missing canonical header', () => {
-    const r2 = dvc(2, 1, 7, 1, [blank(7, true), blank(6, true), blank(5, true), blank(4, true), blank(3, true), h(2), h(1)]);
+    // (Replica 2 does not know whether it acked an op at 7: with a nack bit there, its nack and
+    // replica 0's copy would make A7 the committed op without the applied entry.)
+    const r2 = dvc(2, 1, 7, 1, [blank(7, false), blank(6, true), blank(5, true), blank(4, true), blank(3, true), h(2), h(1)]);
     const r0 = dvc(0, 0, 8, 7, [h(8, 1, 1, { commit: 6 }), h(7)]);
     expect(merge([r0, r2], 3, q3)).toEqual({ kind: 'awaiting_repair', op: 7 });
     expect(merge([r0, r2], 3, q3, { replica: 2, commitMin: 2 })).toEqual({ kind: 'awaiting_repair', op: 7 });
@@ -382,12 +384,34 @@ describe('merge (§5.5)', () => {
       expect(r.headers.map((x) => x.checksum)).toEqual([sum(8, 1), sum(7, 1), sum(6, 1), sum(5, 1)]);
       expect(r.paths).toContain('commit_point_from_head_chain');
     }
-    // A break in the chain from the head down to the commit point vouches for nothing: wait.
+    // A break in the chain from the head down to the commit point vouches for nothing, nor does a
+    // head whose commit field stops below (the commit point came from elsewhere): where replica 1
+    // does not know whether it acked an op at 5 (a blank without a nack bit), the merge waits.
+    const unsure = dvc(1, 3, 8, 2, [blank(8, true), blank(7, true), blank(6, true), blank(5, false), h(4), h(3), blank(2, false)]);
     const broken = dvc(2, 2, 8, 3, [h(8, 1, 1, { commit: 5 }), h(7), blank(6, false), h(5), h(4), h(3)]);
-    expect(merge([r1, broken], 3, q3, { replica: 1, commitMin: 2 })).toEqual({ kind: 'awaiting_repair', op: 5 });
-    // Nor does a head whose commit field stops below (the commit point came from elsewhere).
+    expect(merge([unsure, broken], 3, q3, { replica: 1, commitMin: 2 })).toEqual({ kind: 'awaiting_repair', op: 5 });
     const below = dvc(2, 2, 8, 5, [h(8, 1, 1, { commit: 4 }), h(7), h(6), h(5)]);
-    expect(merge([r1, below], 3, q3, { replica: 1, commitMin: 2 })).toEqual({ kind: 'awaiting_repair', op: 5 });
+    expect(merge([unsure, below], 3, q3, { replica: 1, commitMin: 2 })).toEqual({ kind: 'awaiting_repair', op: 5 });
+    // With replica 1's nack at 5, its nack and replica 2's copy are a nack quorum against any other
+    // op there: A5 is the committed op (the older-view rule, at the commit point too).
+    expect(merge([r1, broken], 3, q3, { replica: 1, commitMin: 2 })).toEqual({ kind: 'awaiting_repair', op: 6 });
+    const fromBelow = merge([r1, below], 3, q3, { replica: 1, commitMin: 2 });
+    expect(fromBelow).toMatchObject({ kind: 'ready', opHead: 8, commitMax: 5 });
+    expect(fromBelow.kind === 'ready' && fromBelow.headers.map((x) => x.checksum)).toEqual([sum(8, 1), sum(7, 1), sum(6, 1), sum(5, 1)]);
+  });
+
+  // Found by a scenario (restart-safety.test.ts): replica 0 installed log view 2 at commit 10
+  // without ever receiving op 10, restarted (commit_max back to 0; its superblock recorded 10), and
+  // nacks op 10 at the commit point it reports; replica 1 (log view 1) holds A10. Their nack and
+  // copy are a nack quorum against any other op at 10. Without the nack bit the merge waits.
+  it('at the commit point, an older log view\'s header with the nacks a nack quorum against any other op is the committed op', () => {
+    const r0 = dvc(0, 2, 10, 10, [blank(10, true)]);
+    const r1 = dvc(1, 1, 10, 0, chainA(10, 1));
+    const r = merge([r0, r1], 3, q3, { replica: 0, commitMin: 6 });
+    expect(r).toMatchObject({ kind: 'ready', opHead: 10, commitMax: 10 });
+    expect(r.kind === 'ready' && r.headers.map((x) => x.checksum)).toEqual([sum(10, 1)]);
+    expect(r.kind === 'ready' && r.paths).toContain('older_view_adopted');
+    expect(merge([dvc(0, 2, 10, 10, [blank(10, false)]), r1], 3, q3, { replica: 0, commitMin: 6 })).toEqual({ kind: 'awaiting_repair', op: 10 });
   });
 
   it('an op with parent 0 right above the commit point (its primary started there without that header) is kept; the unverified commit-point header is left out', () => {
