@@ -35,7 +35,8 @@ export type CanonicalHeader = Pick<DvcEntry, 'op' | 'checksum' | 'parent'>;
 
 /**
  * §5.6 step 1 / §5.7 step 1: a single suffix truncation at X = the lowest op above commit_min
- * whose entry disagrees with the canonical header there, or the first op above the new head.
+ * whose entry disagrees with the canonical header there, or the first op above the new head, or
+ * the commit point when no header names its op and the entry there is unverified (deviation 29).
  * Entries that agreed but sit above X are marked faulty (we may have acked them).
  *
  * The scan starts at commit_min, not at the new log's commit point: an entry of an older log view
@@ -61,11 +62,19 @@ export function reconcile(c: Core, opHead: Op, commit: Op, canonicalHeaders: rea
     }
   }
   if (c.journal.head >= top + 1) x = Math.min(x, top + 1);
+  // No header names the op at the commit point (the new primary had no copy of it:
+  // `commit_point_without_copy`): an entry held there that no anchor verified may be an older
+  // view's orphan, and in this log view it would read as the committed op, shown in a
+  // DoViewChange as this log view's header there (and applied). It goes, faulty (it may have been
+  // acked); the committed op comes back by repair or state transfer
+  // (commit-point-orphan.test.ts: view 0's orphan replaced committed op 7).
+  const atCommit = commit > floor ? c.journal.get(commit) : undefined;
+  if (atCommit !== undefined && !atCommit.trusted && !headers.has(commit) && commit <= c.journal.head) x = Math.min(x, commit);
   if (!Number.isFinite(x)) return;
   const agreeing: Op[] = [];
   for (let op = x; op <= Math.min(c.journal.head, top); op++) {
     const entry = c.journal.get(op);
-    if (entry !== undefined && headers.get(op) === entry.checksum) agreeing.push(op);
+    if (entry !== undefined && (headers.get(op) === entry.checksum || (op === commit && !headers.has(op)))) agreeing.push(op);
   }
   if (truncateJournal(c, x, 'reconcile', agreeing).length > 0) c.mark(Mark.ReconcileTruncation, `from ${x}`);
   if (agreeing.length > 0) c.mark(Mark.ReconcileFaulty, `${agreeing.length} ops from ${agreeing[0]}`);
