@@ -12,13 +12,8 @@
 import { describe, expect, it } from 'vitest';
 import { coreOf } from '@shoal/consensus/testing';
 import { fakeBatch } from '../../packages/consensus/test/support/state-machines.js';
-import { Cluster } from './support/cluster.js';
-
-const PREPARE = 6;
-
-function write(cluster: Cluster, node: number, request: number): { token: number; outcome: string } {
-  return cluster.request(node, { client: 1n, request: BigInt(request), body: fakeBatch(`m${request}`) });
-}
+import type { Cluster } from './support/cluster.js';
+import { viewZeroOrphans } from './support/orphans.js';
 
 function acked(cluster: Cluster, token: number): boolean {
   return cluster.answersFor(token).length > 0;
@@ -28,23 +23,8 @@ describe('an orphan of an older view at the commit point of an installed StartVi
   it('is never taken over the committed op there', () => {
     // flushEvery 1: every applied op is flushed, so a restarted replica's journal starts above
     // its commit point (partition: compacted at restart) and holds no copy of it.
-    const cluster = new Cluster({ replicas: 3, plane: 'partition', flushEvery: 1 });
-    for (let i = 1; i <= 6; i++) {
-      const { token } = write(cluster, 0, i);
-      cluster.runUntil(() => acked(cluster, token), 300);
-    }
-    cluster.runUntil(() => cluster.converged(6), 300);
-    // Replica 0 (view 0's primary) journals orphans 7..9 that nobody else receives, and dies.
-    cluster.filters.push((m) => m.from === 0 && m.command === PREPARE);
-    for (let i = 7; i <= 9; i++) {
-      write(cluster, 0, i);
-      cluster.run(2);
-    }
-    expect(cluster.nodes[0]?.r.status.op).toBe(9);
-    cluster.crash(0);
-    cluster.filters.length = 0;
+    const cluster = viewZeroOrphans(1);
     // View 1 (replica 1) commits another op 7; both survivors apply (and flush) it.
-    cluster.runUntil(() => cluster.primary() === 1, 3000);
     const { token } = cluster.request(1, { client: 2n, request: 7n, body: fakeBatch('n7') });
     cluster.runUntil(() => acked(cluster, token), 500);
     cluster.runUntil(() => [1, 2].every((i) => cluster.nodes[i]!.r.status.commitMin >= 7), 1000);

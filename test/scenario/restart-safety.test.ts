@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { coreOf } from '@shoal/consensus/testing';
 import { fakeBatch } from '../../packages/consensus/test/support/state-machines.js';
 import { Cluster } from './support/cluster.js';
+import { viewZeroOrphans } from './support/orphans.js';
 import { reconcile } from '../../packages/consensus/src/start-view.js';
 import { buildSuffix } from '../../packages/consensus/src/dvc-suffix.js';
 
@@ -244,21 +245,7 @@ describe('orphans of an older view on a restarted replica of the newest log view
   // committed ops 7..10. Now it reports the commit its superblock recorded (10) and nacks the op it
   // never received there; with replica 1's copy that makes A10 the committed op.
   it('a merge never puts an orphan over committed ops, and the survivors go on', () => {
-    const cluster = new Cluster({ replicas: 3, plane: 'partition', flushEvery: 1000 });
-    for (let i = 1; i <= 6; i++) {
-      const { token } = write(cluster, 0, i);
-      cluster.runUntil(() => acked(cluster, token), 300);
-    }
-    cluster.runUntil(() => cluster.converged(6), 300);
-    cluster.filters.push((m) => m.from === 0 && m.command === PREPARE);
-    for (let i = 7; i <= 9; i++) {
-      write(cluster, 0, i);
-      cluster.run(2);
-    }
-    expect(cluster.nodes[0]?.r.status.op).toBe(9);
-    cluster.crash(0);
-    cluster.filters.length = 0;
-    cluster.runUntil(() => cluster.primary() === 1, 3000);
+    const cluster = viewZeroOrphans(1000);
     const tokens = [7, 8].map((i) => {
       const { token } = cluster.request(1, { client: 2n, request: BigInt(i), body: fakeBatch(`n${i}`) });
       cluster.runUntil(() => acked(cluster, token), 500);
