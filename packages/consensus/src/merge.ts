@@ -426,9 +426,14 @@ function committedElsewhere(
   for (const op of ops) {
     const candidate = candidates.get(op) as DvcEntry;
     const above = byOp.get(op + 1);
-    if (above === undefined) continue;
-    const chained = above.parent === 0n || candidate.checksum === 0n || above.parent === candidate.checksum;
-    if (!chained) continue;
+    // Kept only when the header above names it as parent: then it is the canonical op by the hash
+    // chain alone, whatever its sender's commit claims. A parent of 0 ("unknown": the view above
+    // started at a commit point without its header) proves nothing, and the sender's claim is not
+    // enough on its own: a primary-elect raises commit_max at its merge, and the reconcile that
+    // drops an older view's orphan there waits while a state transfer is in flight
+    // (`tryFinishView`); should that view change fail, its next DoViewChange reports the raised
+    // commit point with the orphan on it.
+    if (above === undefined || above.parent !== candidate.checksum) continue;
     kept.push(candidate);
     byOp.set(op, candidate);
   }

@@ -154,6 +154,13 @@ describe('merge (§5.5)', () => {
     const r2 = { ...dvc(1, 1, 5, 3, [h(5, 1, 1), h(4, 2, 1), h(3)]), commit: 5 };
     const s = merge([r0, r2], 3, q3);
     expect(s.kind === 'ready' ? s.committedElsewhere.map((e) => e.op) : null).toEqual([]);
+    // Above a header with parent 0 ("unknown") nothing is proven: an older view's entry at its
+    // sender's commit point is not taken (the merging primary would apply it over the committed op).
+    const r0unknown = dvc(0, 2, 5, 5, [{ ...h(5), parent: 0n }]);
+    const orphan = dvc(1, 0, 4, 4, [h(4, 2, 1)]);
+    const u = merge([r0unknown, orphan], 3, q3);
+    expect(u.kind).toBe('ready');
+    expect(u.kind === 'ready' ? u.committedElsewhere : null).toEqual([]);
     // Two non-canonical senders disagreeing about a committed op: deadlock.
     const r3 = { ...dvc(2, 1, 5, 3, [h(5, 1, 1), h(4, 2, 1), h(3)]), commit: 5 };
     expect(merge([r0, r1b, r3], 3, q3)).toMatchObject({ kind: 'deadlocked' });
