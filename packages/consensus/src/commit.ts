@@ -17,6 +17,7 @@ import type { Core } from './core.js';
 import { commitFrame, prepareFrame } from './frames.js';
 import { entryFromFrame } from './journal.js';
 import { forwardAlongChain, journalAppend } from './journal-write.js';
+import { Mark } from './marks.js';
 import { takeGroup } from './group-commit.js';
 import { handBackDraining } from './hand-back-state.js';
 import type { GroupMember, QueuedRequest, RequestOutcome } from './pipeline.js';
@@ -103,11 +104,14 @@ export function admit(c: Core, q: QueuedRequest): RequestOutcome {
  * slot takes a group of them where the state machine can join them (group-commit.ts).
  */
 export function promoteRequests(c: Core): void {
+  let grouped = 0;
   while (!c.pipeline.full && c.pipeline.requests.length > 0 && c.isCaughtUpPrimary() && journalHasRoom(c, c.op + 1)
     && !handBackDraining(c.handBack, c.view)) {
     const group = takeGroup(c);
+    if (group.members !== null) grouped += group.members.length;
     propose(c, group.request, group.members);
   }
+  if (grouped > 0) c.mark(Mark.GroupCommit, `${grouped} requests`);
 }
 
 /** §4.4 + §4.5: build the prepare for op + 1, journal it, start replicating. False if rejected. */

@@ -133,6 +133,10 @@ export const Mark = Object.freeze({
   HandBackStarted: 'hand_back_started',
   /** A hand-back's drain passed its bound: it entered the new view with prepares in flight. */
   HandBackDrainBounded: 'hand_back_drain_bounded',
+
+  // --- Group commit (group-commit.ts).
+  /** Requests queued behind a full pipeline were joined into one prepare (once per promotion). */
+  GroupCommit: 'group_commit',
 } as const);
 
 export type Mark = (typeof Mark)[keyof typeof Mark];

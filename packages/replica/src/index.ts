@@ -19,3 +19,7 @@ export { encodeClientTableSnapshot, decodeClientTableSnapshot, type ClientTableD
 export { MetadataAdapter } from './metadata-adapter.js';
 export { PartitionAdapter, type StorageWork } from './partition-adapter.js';
 export { preferredPrimary } from './leadership.js';
+export {
+  partitionCoreConfig, type PartitionCoreInput, PARTITION_REQUEST_QUEUE_MAX, PARTITION_REQUEST_QUEUE_BYTES_MAX,
+  GROUP_COMMIT_REQUESTS_MAX, GROUP_COMMIT_BYTES_MAX,
+} from './partition-core-config.js';

@@ -9,7 +9,8 @@
 import { type ClientToken, type Completion, METADATA_GROUP_ID } from '@shoal/consensus';
 import { LAYOUT_BY_COMMAND, Operation } from '@shoal/protocol';
 import {
-  type AppliedOp, type InstalledSnapshot, MetadataDriver, MetadataHost, PartitionDriver, type SessionResult, wipePartition,
+  type AppliedOp, type InstalledSnapshot, MetadataDriver, MetadataHost, PartitionDriver, type SessionResult, partitionCoreConfig,
+  wipePartition,
 } from '@shoal/replica';
 import type { Prng } from '@shoal/stdx';
 import { DataDirLayout, type SimDisk, sweepDeletedPartitions } from '@shoal/storage';
@@ -21,6 +22,8 @@ export interface NodeEnv {
   readonly cluster: bigint;
   /** Partition storage fsync threshold (messages). */
   readonly messagesRequiredToSave: number;
+  /** Partition groups' prepare pipeline depth. */
+  readonly partitionPipelineDepth: number;
   now(): number;
   send(from: number, to: number, frame: Uint8Array): void;
   /** The host's view of its replica link to `to` (the runtime: the status table's link owner). */
@@ -277,7 +280,7 @@ export class SimNode {
     const dir = this.layout.partitionDir(streamId, topicId, partitionId);
     const holder: { current: PartitionDriver | null } = { current: null };
     const options = {
-      config: { cluster: env.cluster, replica: this.index, replicaCount: env.replicaCount, prepareQueueDepth: 32 },
+      config: { cluster: env.cluster, replica: this.index, replicaCount: env.replicaCount, ...partitionCoreConfig({ prepareQueueDepth: env.partitionPipelineDepth }) },
       disk: this.disk,
       dir,
       group,

@@ -57,6 +57,11 @@ export interface SimulationOptions {
   readonly workload: WorkloadOptions;
   /** Partition storage: fdatasync (and a frontier record) once this many messages are unsynced. */
   readonly messagesRequiredToSave: number;
+  /**
+   * Partition groups' prepare pipeline depth (`partition.prepare_queue_depth`, production 32). A
+   * shallow one fills under the workload, so requests queue in the core and are group-committed.
+   */
+  readonly partitionPipelineDepth: number;
   /** Ticks between watermark samples. */
   readonly sampleEveryTicks: number;
 }
@@ -95,6 +100,7 @@ export function calmOptions(seed: number, replicas: number, overrides: Partial<S
     diskLatencyMeanTicks: 0,
     workload: { dataPartitions: 2, metadataShare: 0.3, messagesMax: 4, offsetShare: 0.125, burst: false },
     messagesRequiredToSave: 1024,
+    partitionPipelineDepth: 32,
     sampleEveryTicks: 10,
     ...overrides,
   };
@@ -176,6 +182,8 @@ export function optionsForSeed(seed: number, replicas = 3, overrides: Partial<Si
       burst: wide,
     },
     messagesRequiredToSave: pick([1, 8, 64, 1024]),
+    // Drawn last: the draws above (and so every earlier seed's mix) stay as they were.
+    partitionPipelineDepth: pick([32, 4, 2]),
   });
   return { ...base, ...overrides };
 }

@@ -79,12 +79,14 @@ describe('simulator seeds', () => {
   // Once counted as liveness failures within the loss budget: one replica dead for good, one
   // power loss, and one faulty disk whose misdirected write lost a journal it had acked from; no
   // three replicas could vouch for the log, so waiting is right (simulation.ts, `missesAckedIn`).
-  it('seeds 1061545, 1084567 of 5 replicas pass, excused as beyond the loss budget', () => {
-    for (const seed of [1061545, 1084567]) {
-      const r = new Simulation(optionsForSeed(seed, 5)).run();
-      expect([seed, r.ok, r.failure]).toEqual([seed, true, null]);
-      expect(r.marks['check.liveness_beyond_budget']).toBe(1);
-    }
+  // Seed 1061545 was the other such seed; since the simulator runs the server's partition core
+  // settings (answered drops, group commit, a drawn pipeline depth) it converges and is an
+  // ordinary pass.
+  it('seed 1084567 of 5 replicas passes, excused as beyond the loss budget; seed 1061545 passes', () => {
+    const r = new Simulation(optionsForSeed(1084567, 5)).run();
+    expect([r.ok, r.failure]).toEqual([true, null]);
+    expect(r.marks['check.liveness_beyond_budget']).toBe(1);
+    expect(failures(5, [1061545])).toEqual([]);
   }, 170_000);
 
   // Once liveness failures: a lagging backup looped for good between the primary's evicted journal

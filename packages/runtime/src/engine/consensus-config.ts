@@ -5,6 +5,7 @@
  */
 import type { ConfigInput } from '@shoal/consensus';
 import { clusterIdFromName } from '@shoal/protocol';
+import { partitionCoreConfig } from '@shoal/replica';
 import type { ShoalConfig } from '../config/index.js';
 
 function common(config: ShoalConfig): ConfigInput {
@@ -38,24 +39,15 @@ export function metadataConsensusConfig(config: ShoalConfig): ConfigInput {
   };
 }
 
-/**
- * A partition primary's request queue (consensus request-queue.ts): deep enough for every client
- * window the node admits (a connection reads at most `tcp.requests_in_flight_max` requests) to
- * wait in the core itself, which answers what it cannot take as `dropped` (the host: 57).
- */
-export const PARTITION_REQUEST_QUEUE_MAX = 4096;
-export const PARTITION_REQUEST_QUEUE_BYTES_MAX = 64 * 1024 * 1024;
-
 export function partitionConsensusConfig(config: ShoalConfig): ConfigInput {
   return {
     ...common(config),
-    prepareQueueDepth: config.partition.prepareQueueDepth,
-    requestQueueMax: Math.max(PARTITION_REQUEST_QUEUE_MAX, 2 * config.partition.prepareQueueDepth),
-    requestQueueBytesMax: PARTITION_REQUEST_QUEUE_BYTES_MAX,
-    // The core answers 57 to what it drops on losing the primary role (PartitionHost does not).
-    answerDroppedRequests: true,
-    groupRequestsMax: config.partition.groupCommitRequestsMax,
-    groupBytesMax: config.partition.groupCommitBytesMax,
+    // Shared with the simulator: request queue, answered drops, group commit (replica package).
+    ...partitionCoreConfig({
+      prepareQueueDepth: config.partition.prepareQueueDepth,
+      groupRequestsMax: config.partition.groupCommitRequestsMax,
+      groupBytesMax: config.partition.groupCommitBytesMax,
+    }),
     evictedRingCapacity: config.partition.evictedRingCapacity,
     evictedRingBytesMax: config.partition.evictedRingBytesMax,
     superblockWedgedAttemptsMax: 0,
