@@ -30,7 +30,7 @@ import { Channels } from '../channels/channels.js';
 import type { ChannelMessage, ClientRequestMessage, SessionSubmitMessage } from '../channels/messages.js';
 import { codeReply, type ReplyContext } from '@shoal/gateway';
 import { tokenShard } from '../client-plane/token.js';
-import { groupRole, notPrimaryCode } from '../engine/group-role.js';
+import { notPrimaryCode } from '../engine/group-role.js';
 import { WallClock, randomPrng } from '../engine/clock.js';
 import { metadataConsensusConfig } from '../engine/consensus-config.js';
 import { RequestLedger } from '../engine/request-ledger.js';
@@ -166,6 +166,7 @@ class MetadataWorker {
           this.#broadcastSnapshot();
         },
         dropped: (command, from, reason) => rt.log.debug('frame dropped', { command, from, reason }),
+        role: (role) => this.#onRole(role.acting),
         event: (name, detail) => {
           this.#events.add('metadata', name);
           if (LOGGED_EVENTS.has(name)) rt.log.info('metadata group', { event: name, detail });
@@ -387,18 +388,18 @@ class MetadataWorker {
     driver.tick();
     this.#host?.tick();
     this.#publishStatus();
-    this.#observeRole(driver);
     this.#maybeReady();
     this.#turn.touch();
   }
 
   /**
-   * Losing the primary role (a view change) drops the requests the core had not committed,
-   * unanswered (§5.1): answer each 57 (outcome unknown; the client table makes the replay on
-   * the new primary exactly-once) instead of leaving the client to its request timeout.
+   * The core's `role` effect (after any entry point that changed the view, the known primary or
+   * acting; no per-tick polling). Losing the primary role (a view change) drops the requests the
+   * core had not committed, unanswered (§5.1): answer each 57 (outcome unknown; the client table
+   * makes the replay on the new primary exactly-once) instead of leaving the client to its
+   * request timeout.
    */
-  #observeRole(driver: MetadataDriver): void {
-    const acting = groupRole(driver).acting;
+  #onRole(acting: boolean): void {
     if (this.#acting && !acting) {
       for (const pending of this.#ledger.takeGroup(METADATA_GROUP)) {
         this.#reply(pending.token, codeReply(this.#replyContext, pending, ErrorCode.TransientNotCommitted), true);
