@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { configPathFrom, formatConfigErrors, redactConfig, REDACTED, renderConfig, type ShoalConfig } from '../src/index.js';
+import { GROUP_COMMIT_BYTES_MAX, GROUP_COMMIT_REQUESTS_MAX, partitionCoreConfig } from '@shoal/replica';
+import { partitionConsensusConfig } from '../src/engine/consensus-config.js';
 import {
   CLUSTER_FILE, CORES, OTHER_SECRET, SECRET, cluster, errorsOf, expectError, load, loadOk, node, rosterFile,
 } from './config-fixtures.js';
@@ -65,6 +67,13 @@ describe('built-in defaults (no file, no env)', () => {
     expect(config.personalAccessToken).toEqual({ maxTokensPerUser: 100, cleaner: { enabled: true, intervalMs: 60_000 } });
     expect(config.consumerGroup).toEqual({ rebalancingTimeoutMs: 30_000 });
     expect(config.system.logging).toMatchObject({ level: 'info', defaultLevel: 'info', directives: [] });
+  });
+
+  it('are the group commit defaults the simulator runs (replica partitionCoreConfig)', () => {
+    const { config } = loadOk();
+    const core = partitionConsensusConfig(config);
+    expect([config.partition.groupCommitRequestsMax, config.partition.groupCommitBytesMax]).toEqual([GROUP_COMMIT_REQUESTS_MAX, GROUP_COMMIT_BYTES_MAX]);
+    expect(core).toMatchObject(partitionCoreConfig({ prepareQueueDepth: config.partition.prepareQueueDepth }));
   });
 
   it('start one shard per injected core', () => {
