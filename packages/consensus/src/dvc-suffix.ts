@@ -11,7 +11,9 @@
  *
  * A LOST TAIL (faulty ops above the sequencer: a restarted replica whose journal lost ops it may
  * have acked, restore.ts) is reported the same way, but exactly: op = the top faulty op (within
- * one suffix window of the commit point), its entries blank without nack bits.
+ * one suffix window of the commit point), its entries blank without nack bits. A lost tail above
+ * that window cannot be shown (an op more than 127 above the commit would claim commits): the
+ * head entry is then a blank without a nack bit, as when voting blind, so the log end is unknown.
  *
  * Voting BLIND (an incomplete journal: a restarted partition replica that may have acked ops it
  * no longer holds, after its abstain bound): no nack bit at all, and the reported op is raised to
@@ -93,7 +95,13 @@ export function buildSuffix(c: Core): { op: number; commit: number; entries: Suf
   let blanked = 0;
   const fits = (entryOp: number, checksum: bigint, timestamp: bigint): boolean => chain.fits(entryOp, checksum, timestamp);
   let top = op;
-  if (blind && op > commit) {
+  // A lost tail above what one window from the commit point can show (a power loss emptied more
+  // of the journal than the suffix reaches: restored with commit 0, op 514, faulty through 1538):
+  // reported as ending at its held head, the log read as KNOWN to end there, and as the canonical
+  // log view's primary it bounded the merge (`canonicalLogEnd`), which cut op 762 it had
+  // committed (seed 1026552 of 3, a pipeline of 4). Its log end is unknown: a blank head, no nack.
+  const hidesLostTail = !blind && lostTop > op;
+  if ((blind || hidesLostTail) && op > commit) {
     // A blind voter does not know where its log ends (it may have acked ops it lost), and its
     // head entry is how the merge learns that (merge.ts `logEndUnknown`): a blank without a nack
     // bit, even where it holds the op there (ops a primary-elect repaired into an emptied

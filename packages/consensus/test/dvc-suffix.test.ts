@@ -111,3 +111,28 @@ describe('a blind DoViewChange (an incomplete journal past its abstain bound)', 
     expect(decoded.ok && decoded.value[0]?.blank).toBe(true);
   });
 });
+
+describe('a lost tail above one suffix window from the commit point', () => {
+  it('reports the held head as a blank without a nack bit: its log end is unknown', () => {
+    const r = soloWithOps(140);
+    const c = coreOf(r);
+    // White-box (seed 1026552 of 3): a power loss left ops 1..140 in the journal with commit 0
+    // and ops up to 400 faulty (it may have acked them); 400 is above commit + 127, so the lost
+    // tail cannot be reported as the log's end.
+    c.commitMax = 0;
+    c.commitMin = 0;
+    for (let op = 141; op <= 400; op++) c.journal.faulty.add(op);
+    const { op, entries } = buildSuffix(c);
+    expect(op).toBe(140);
+    expect([Number(entries[0]?.op), entries[0]?.header === null, entries[0]?.nack === true]).toEqual([140, true, false]);
+    expect([Number(entries[1]?.op), entries[1]?.present === true]).toEqual([139, true]);
+    // Within the window the lost tail is reported exactly, as before: op = its top, held head.
+    for (let op = 129; op <= 400; op++) c.journal.faulty.delete(op);
+    c.journal.faulty.add(141);
+    c.commitMax = 20;
+    c.commitMin = 20;
+    const within = buildSuffix(c);
+    expect(within.op).toBe(141);
+    expect([Number(within.entries[1]?.op), within.entries[1]?.present === true]).toEqual([140, true]);
+  });
+});

@@ -148,4 +148,12 @@ describe('simulator seeds', () => {
   it('seed 1075070 of 3 replicas passes', () => {
     expect(failures(3, [1075070])).toEqual([]);
   }, 170_000);
+  // Once a SAFETY failure (committed op 762 with two checksums), found once the simulator ran the
+  // server's partition core settings with a pipeline of 4: the primary lost its journal to a power
+  // loss beyond one suffix window above its commit point, reported a known log end below op 762,
+  // and as the canonical log view's primary it bounded the merge, which cut 762 (dvc-suffix.ts:
+  // such a lost tail reports its log end as unknown).
+  it('seed 1026552 of 3 replicas passes', () => {
+    expect(failures(3, [1026552])).toEqual([]);
+  }, 170_000);
 });
