@@ -573,6 +573,9 @@ export class Simulation {
       const same = batch.sliced
         ? sameMessages(batch.parts[1] as Uint8Array, ack.frames)
         : equalBytes((batch.parts[0] as Uint8Array).subarray(256), ack.frames);
+      // The driver's reader lends pooled buffers (lendViews): give this one back, or every check
+      // allocates a fresh 2 MiB read buffer (about a sixth of a seed's time, with its GC).
+      read.value.release();
       if (!same) this.checker.fail(`replica ${node} partition ${partitionId}: batch at ${ack.base} differs from what was acknowledged`);
       return;
     }
