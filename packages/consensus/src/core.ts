@@ -81,7 +81,10 @@ export class Core {
   lastPrepareChecksum = 0n;
   /** Monotonic floor of prepare timestamps (µs). */
   lastTimestamp = 0n;
+  /** The last accepted Commit heartbeat's counter (a primary: its own, bumped per heartbeat). */
   heartbeatTimestamp = 0n;
+  /** The view whose primary `heartbeatTimestamp` came from (a counter orders one primary's heartbeats only). */
+  heartbeatView: View = asView(0);
   /** A restart lost journal entries this replica may have acked: it must not vote (DVC) until caught up. */
   journalIncomplete = false;
   /** The op the replica must apply before `journalIncomplete` clears (set on StartView adoption; null: not yet). */

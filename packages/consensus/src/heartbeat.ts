@@ -56,7 +56,12 @@ export function onCommit(c: Core, frame: Uint8Array): string | null {
   }
   if (from !== c.primaryIndex()) return c.drop(Command.Commit, from, Drop.CommitNotFromPrimary);
   if (c.isPrimaryByIndex()) return c.drop(Command.Commit, from, Drop.CommitAtPrimary);
-  if (h.timestampMonotonic > c.heartbeatTimestamp) {
+  // The counter is the primary's own: it orders the heartbeats of one view, not across views. A
+  // backup that had led a view while cut off (its counter ran on) ignored every heartbeat of the
+  // next primary until that primary's counter caught up, timed out and started view changes
+  // against a healthy primary (heartbeat-counter.test.ts).
+  if (c.heartbeatView !== c.view || h.timestampMonotonic > c.heartbeatTimestamp) {
+    c.heartbeatView = c.view;
     c.heartbeatTimestamp = h.timestampMonotonic;
     c.timers.normalHeartbeat.reset();
   }
