@@ -53,7 +53,9 @@ for (const shards of [1, 2]) describe(`cluster (${shards} shard${shards > 1 ? 's
   let cluster: TestCluster;
 
   beforeAll(async () => {
-    cluster = await TestCluster.start({ nodes: 3, shards, clusterKeys: ['heartbeat_timeout = "2s"'] });
+    // A forward deadline far beyond every test's budget: an answer that comes sooner is the
+    // cluster's doing, not the deadline's (the SIGSTOP test below).
+    cluster = await TestCluster.start({ nodes: 3, shards, clusterKeys: ['heartbeat_timeout = "2s"', 'forward_timeout = "10 min"'] });
     const admin = cluster.client({ requestTimeoutMs: 10_000 });
     await admin.stream.create({ name: STREAM });
     await admin.topic.create({ streamId: STREAM, name: TOPIC, partitionsCount: 3 });
@@ -157,4 +159,43 @@ for (const shards of [1, 2]) describe(`cluster (${shards} shard${shards > 1 ? 's
     conn.close();
     await cluster.startNode(primary);
   }, 120_000);
+
+  // A paused primary (SIGSTOP: a long GC pause, a frozen VM) keeps its sockets open, so the
+  // backup's channel to it neither fails nor answers. Once the other two elect a new primary, the
+  // write carried to the paused one ends 57 (it cannot commit in the old view any more) and the
+  // writes held behind it go to the new primary, all while the old one is still paused. Before,
+  // they all waited for the forward deadline (here 10 min).
+  if (shards === 1) it('the primary is paused under a backup\'s forwarded writes: they end and resume while it is still paused', async () => {
+    await waitFor('every node names one primary for partition 1', async () => {
+      const seen = await Promise.all([0, 1, 2].map(async (id) => (await primaries(cluster, id).catch(() => []))[1]));
+      return seen.every((p) => p !== undefined && p === seen[0] && p !== 255);
+    }, 30_000);
+    const primary = (await primaries(cluster, 0))[1] as number;
+    const backup = [0, 1, 2].find((id) => id !== primary) as number;
+    const conn = await StockConnection.open(cluster, backup, 0xf0_0004n, TARGET);
+    ok(await conn.raw.request(conn.send(1, ['before-pause'])), 'a write before the pause');
+    const paused = cluster.node(primary).child;
+    paused?.kill('SIGSTOP');
+    try {
+      const codes = new Set<number>();
+      let resumed = false;
+      const deadline = Date.now() + 60_000;
+      for (let i = 0; Date.now() < deadline && !resumed; i++) {
+        const frame = await conn.raw.request(conn.send(1, [`paused-${i}`]), 60_000);
+        expect(frame, `write ${i} got an answer while the old primary is paused`).not.toBeNull();
+        const reply = classifyServerFrame(frame as Uint8Array);
+        if (reply.outcome === 'ok') resumed = true;
+        else codes.add(reply.errorCode);
+        if (!resumed) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(resumed, `writes resume through the backup while the old primary is paused (answers meanwhile: ${[...codes].join(',')})`).toBe(true);
+      expect([...codes].every((c) => c === ErrorCode.TransientNotCommitted || c === ErrorCode.TransientNotAccepted), [...codes].join(',')).toBe(true);
+      const stored = payloadsOf(ok(await conn.raw.request(conn.poll(1, 0n)), 'poll while the old primary is paused'));
+      expect(stored).toContain('before-pause');
+      expect(stored.at(-1)?.startsWith('paused-')).toBe(true);
+    } finally {
+      paused?.kill('SIGCONT');
+      conn.close();
+    }
+  }, 150_000);
 });

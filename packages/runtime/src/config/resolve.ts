@@ -283,6 +283,7 @@ function resolveCluster(read: Reader): ClusterConfig {
     enabled: read.bool('cluster.enabled'),
     name: read.string('cluster.name'),
     heartbeatTimeoutMs: ms('heartbeat_timeout'),
+    forwardTimeoutMs: ms('forward_timeout'),
     commitBroadcastIntervalMs: ms('commit_broadcast_interval'),
     prepareRetransmitIntervalMs: ms('prepare_retransmit_interval'),
     viewChangeRetransmitIntervalMs: ms('view_change_retransmit_interval'),

@@ -165,6 +165,8 @@ export interface ClusterConfig {
   readonly enabled: boolean;
   readonly name: string;
   readonly heartbeatTimeoutMs: number;
+  /** `cluster.forward_timeout`: a forwarded partition request's answer deadline. */
+  readonly forwardTimeoutMs: number;
   readonly commitBroadcastIntervalMs: number;
   readonly prepareRetransmitIntervalMs: number;
   readonly viewChangeRetransmitIntervalMs: number;

@@ -35,6 +35,9 @@ function validateConsensusTiming(config: ShoalConfig, diagnostics: Diagnostics):
       `must be >= 2s and >= 4 × cluster.commit_broadcast_interval (got ${formatDuration(cluster.heartbeatTimeoutMs)}; ` +
       `4 × ${formatDuration(cluster.commitBroadcastIntervalMs)} = ${formatDuration(broadcast4)})`);
   }
+  if (cluster.forwardTimeoutMs < SECOND) {
+    diagnostics.error('rule', 'cluster.forward_timeout', `must be >= 1s (got ${formatDuration(cluster.forwardTimeoutMs)})`);
+  }
   const retransmit4 = 4 * cluster.viewChangeRetransmitIntervalMs;
   if (cluster.viewChangeStatusTimeoutMs < retransmit4) {
     diagnostics.error('rule', 'cluster.view_change_status_timeout',

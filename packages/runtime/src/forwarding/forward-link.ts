@@ -158,6 +158,22 @@ export class ForwardLink {
     if (this.#queued.length > 0) this.#queued = this.#queued.filter((q) => this.#pending.has(q.pending.id));
   }
 
+  /**
+   * A newer view replaced this peer as `group`'s primary: its requests of that group end now, 57
+   * if sent (outcome unknown: the old primary may have prepared it into the new view's log, or it
+   * is never committed), 58 if still queued; a late reply is dropped. The link stays up.
+   */
+  abandonGroup(group: bigint): number {
+    let ended = 0;
+    for (const pending of [...this.#pending.values()]) {
+      if (pending.group !== group) continue;
+      this.#fail(pending, pending.sent ? ErrorCode.TransientNotCommitted : ErrorCode.TransientNotAccepted);
+      ended++;
+    }
+    if (ended > 0 && this.#queued.length > 0) this.#queued = this.#queued.filter((q) => this.#pending.has(q.pending.id));
+    return ended;
+  }
+
   /** Shutdown: every outstanding request ends (57 / 58), the socket closes, nothing is dialed again. */
   close(): void {
     this.#closed = true;

@@ -15,8 +15,6 @@ import { channelKeys } from './handshake.js';
 /** Requests one link may have outstanding (each client connection has at most 64 in flight). */
 export const FORWARD_WINDOW_REQUESTS = 8192;
 export const FORWARD_WINDOW_BYTES = 256 * 1024 * 1024;
-/** A forwarded request not answered in this time is answered 57 (the client retries). */
-export const FORWARD_TIMEOUT_MS = 10_000;
 export const FORWARD_CONNECT_TIMEOUT_MS = 3_000;
 
 export interface LinkStats {
@@ -46,7 +44,7 @@ export class ForwardLinks {
       frameSizeMax: config.tcp.frameSizeMaxBytes + 2 * CHANNEL_HEADER_SIZE,
       windowRequests: FORWARD_WINDOW_REQUESTS,
       windowBytes: FORWARD_WINDOW_BYTES,
-      timeoutMs: FORWARD_TIMEOUT_MS,
+      timeoutMs: config.cluster.forwardTimeoutMs,
       connectTimeoutMs: FORWARD_CONNECT_TIMEOUT_MS,
       randomBytes: (size) => new Uint8Array(randomBytes(size)),
       tls: config.tcp.tls.enabled,
@@ -66,6 +64,11 @@ export class ForwardLinks {
   /** Carries a request to `peer` (the partition's primary as this replica knows it; `reaches(peer)`). */
   forward(peer: number, message: ClientRequestMessage): void {
     this.#link(peer).send(message, Date.now());
+  }
+
+  /** `group`'s requests carried to `peer` end now (57 sent, 58 queued): a newer view has another primary. */
+  abandonGroup(peer: number, group: bigint): number {
+    return this.#links.get(peer)?.abandonGroup(group) ?? 0;
   }
 
   /** Outstanding requests towards `peer`. */

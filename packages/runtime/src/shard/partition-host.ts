@@ -353,6 +353,26 @@ export class PartitionHost implements ForwardOutcomes {
       group, replica: this.#o.config.node.replicaId, view: role.view, status: r.status,
       primary: role.primary === NO_PRIMARY ? null : role.primary, acting: role.acting, ceded: r.ceded,
     });
+    // After the core's effect drain: ending them runs the held writes, which enter the core again.
+    if (owned.forwardedWrites > 0) queueMicrotask(() => this.#abandonReplacedTarget(group, owned));
+  }
+
+  /**
+   * This replica is in a newer view whose primary is not where its writes were carried: those
+   * cannot commit in the old view any more (a quorum left it), and each is in the new view's log
+   * (ordered before anything proposed now) or never committed. So they end at once, 57 (outcome
+   * unknown), and the writes held behind them go to the new primary. Before, a primary that was
+   * paused or cut off from its peers (but not from this node's channel) held them until the
+   * forward deadline (`cluster.forward_timeout`, 10 s), and every later write of the partition
+   * through this node waited behind them (cluster-forwarding.test.ts, SIGSTOP).
+   */
+  #abandonReplacedTarget(group: bigint, owned: Owned): void {
+    if (this.#owned.get(group) !== owned || !owned.driver.replica.role.normal) return;
+    const primary = groupRole(owned.driver).primary;
+    const old = owned.forwardPeer;
+    if (primary === NO_PRIMARY || old === LOCAL || old === primary || owned.forwardedWrites === 0) return;
+    const ended = this.#links.abandonGroup(old, group);
+    this.#o.log.info('forwarded requests ended: a newer view has another primary', { group, old, primary, ended });
   }
 
   /** A replica-plane frame for a group this shard owns (dropped when the partition is unknown here). */
