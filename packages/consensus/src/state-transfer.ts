@@ -128,7 +128,14 @@ function manifestProblem(c: Core, entries: readonly ManifestEntry[], commitOp: O
   for (const e of entries) if (e.kind !== ArtifactKind.SegmentLog && e.kind !== ArtifactKind.ConsumerOffsets) return Drop.UnknownArtifactKind;
   if (total > 1024n * BigInt(GIB)) return Drop.ManifestTooLarge;
   if (commitOp > commitMax) return Drop.CommitOpAboveCommitMax;
-  if (view < c.view || commitMax < c.commitMax) return Drop.OfferBehind;
+  // Upstream also refuses an offer whose commit_max is below ours. But the offer is the state at
+  // the primary's commit_min, committed whatever the primary still has to learn, and installing
+  // it keeps our commit_max. A primary that restarted knows only its durable commit point: it
+  // offered state 330 with commit_max 330 to a backup that had heard of commit 334, and needed
+  // that backup's ack to commit 331-334 again, which it could not give before it held the state
+  // below them (seed 1044292 of 3, replica 0 down for good: refused, repair evicted, for ever).
+  // So such an offer is refused only when it cannot move us forward (and one of an older view).
+  if (view < c.view || (commitMax < c.commitMax && commitOp <= c.commitMin)) return Drop.OfferBehind;
   return null;
 }
 
