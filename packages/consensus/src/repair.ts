@@ -52,7 +52,12 @@ export function startRepair(c: Core, peer: ReplicaIndex): void {
 export function startElectRepair(c: Core, peer: ReplicaIndex, from: Op, opHead: Op): void {
   const session: RepairSession = { nonce: newNonce(c.prng), peer, toOp: opHead, idleTicks: 0, forElect: true };
   c.repair = session;
-  request(c, session, from);
+  // `from` is the first op the journal cannot vouch for; when it is held (unverified: no anchor
+  // chains down to it yet), asking for it again brings copies already held, one chunk from there
+  // every round, and never the holes higher up that the chain from the merged head needs (seed
+  // 1038836 of 3: ops 209..399 held, 400..426 missing, every round asked for 209..336). The
+  // holes come first; a held op the chain contradicts is discarded and then missing.
+  request(c, session, firstMissing(c, opHead) ?? from);
 }
 
 /** Stall retry (§6.1): every `repair_retry` idle ticks, re-ask the remaining window. */

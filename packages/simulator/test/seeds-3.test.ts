@@ -165,4 +165,10 @@ describe('simulator seeds', () => {
   it('seed 1044292 of 3 replicas passes', () => {
     expect(failures(3, [1044292])).toEqual([]);
   }, 170_000);
+  // Once a liveness failure, replica 1 down for good: partition group 0's primary-elect held ops
+  // 209..399 unverified and lacked 400..426, and every elect repair round asked for 209..336,
+  // copies it already held (repair.ts startElectRepair: the holes first).
+  it('seed 1038836 of 3 replicas passes', () => {
+    expect(failures(3, [1038836])).toEqual([]);
+  }, 170_000);
 });
