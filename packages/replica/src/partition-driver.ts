@@ -692,6 +692,7 @@ export class PartitionDriver extends GroupDriver {
     const committed = installer.commit(this.#storageOptions);
     if (!committed.ok) {
       const e = committed.error;
+      if (e.kind === 'not_applied') return this.#installNotApplied(nonce, e.reason);
       this.stop('transfer_io', e.kind === 'invalid' ? e.reason : e.fault.message);
       return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
     }
@@ -720,6 +721,20 @@ export class PartitionDriver extends GroupDriver {
     }
     this.hooks.installed?.({ group: this.group, snapshotOp: commitOp, commitOp, snapshotPayload: null });
     return { kind: 'install_done', nonce, ok: true, snapshotOp: commitOp, checkpointChecksum: 0n, clientTable: null, tableFrontier: 0 };
+  }
+
+  /**
+   * An install that stopped before it touched the partition directory: the old storage is
+   * reopened as it was and the core abandons the transfer to repair (a later offer may be taken).
+   */
+  #installNotApplied(nonce: bigint, reason: string): Completion {
+    const reopened = openStorage(this.#options.disk, this.dir, this.#storageOptions);
+    if (typeof reopened === 'string') {
+      this.stop('transfer_io', `reopen after an install not applied (${reason}): ${reopened}`);
+      return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
+    }
+    this.#storage = reopened;
+    return { kind: 'install_done', nonce, ok: false, failure: 'install', reason };
   }
 }
 

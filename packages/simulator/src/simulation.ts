@@ -24,7 +24,7 @@
 import { METADATA_GROUP_ID, type Completion, type ReplicaRole } from '@shoal/consensus';
 import { packPartitionGroup, unpackPartitionGroup } from '@shoal/protocol';
 import type { AppliedOp, InstalledSnapshot } from '@shoal/replica';
-import type { Prng } from '@shoal/stdx';
+import { type Prng, equalBytes } from '@shoal/stdx';
 import { NO_FAULTS, SimDisk } from '@shoal/storage';
 import { Checker, SafetyViolation } from './checker.js';
 import { type AckRecord, SimClient } from './client.js';
@@ -34,7 +34,7 @@ import { Network } from './network.js';
 import { SimNode } from './node.js';
 import { OffsetChecker } from './offsets.js';
 import { type SimulationOptions, faultTolerance } from './options.js';
-import { equalBytes, sameMessages } from './stored-batch.js';
+import { sameMessages } from './stored-batch.js';
 import { Salt, exponential, stream } from './random.js';
 import type { Timeline } from './timeline.js';
 import { TraceHash } from './trace.js';

@@ -7,12 +7,7 @@
  * re-based on the joined batch (protocol batch-concat.ts).
  */
 import { MESSAGE_FRAME, MESSAGE_FRAME_HEADER_SIZE } from '@shoal/protocol';
-
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+import { equalBytes } from '@shoal/stdx';
 
 /** The frame's bytes a group commit keeps: the id, then everything after the two deltas. */
 const ID_START = MESSAGE_FRAME.id.offset;

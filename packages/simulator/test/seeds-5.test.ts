@@ -95,4 +95,12 @@ describe('simulator seeds', () => {
   it('seeds 1047809, 1084057 of 5 replicas pass', () => {
     expect(failures(5, [1047809, 1084057])).toEqual([]);
   }, 170_000);
+
+  // Once an assertion crash: a partition install's marker read back with a flipped bit (a faulty
+  // disk's read fault, the stored bytes intact) and the installer asserted; the marker is now
+  // written and read back again, and an install it cannot decide leaves the old partition
+  // (install.ts `#decide`, partition-driver.ts `#installNotApplied`).
+  it('seed 1015333 of 5 replicas passes', () => {
+    expect(failures(5, [1015333])).toEqual([]);
+  }, 170_000);
 });

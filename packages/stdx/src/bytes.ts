@@ -13,6 +13,13 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** Whether two arrays hold the same bytes. */
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /**
  * The same bytes as a plain `Uint8Array` view (no copy). A Node `Buffer` is a Uint8Array whose
  * `slice()` returns a view, not a copy: code that keeps `x.slice()` as its own copy (the

@@ -10,4 +10,4 @@ export {
   parseConfigDurationMs, parseExpiry, parseSizeLimit, formatDuration, formatSize,
   type UnitParse, type Expiry, type SizeLimit,
 } from './units.js';
-export { concatBytes, plainBytes } from './bytes.js';
+export { concatBytes, equalBytes, plainBytes } from './bytes.js';

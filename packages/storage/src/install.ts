@@ -22,7 +22,7 @@
  * metadata: snapshot op) | b u64 (partition: purge generation; metadata: WAL truncate-from op,
  * 0 = none) | count u32 | count × segment start u64 | XXH3 u64 of everything before it.
  */
-import { assert } from '@shoal/stdx';
+import { assert, equalBytes } from '@shoal/stdx';
 import {
   ArtifactKind,
   type ConsumerOffsets,
@@ -70,6 +70,15 @@ export const INSTALL_LIMITS_DEFAULT: InstallLimits = Object.freeze({
 export type InstallError =
   | { readonly kind: 'io'; readonly fault: DiskFault }
   | { readonly kind: 'invalid'; readonly reason: string };
+
+/** A partition install that stopped before it changed the partition directory (its staging dropped). */
+export interface InstallNotApplied {
+  readonly kind: 'not_applied';
+  readonly reason: string;
+}
+
+/** Marker writes (each read back) before a partition install gives up undecided. */
+const MARKER_WRITE_ATTEMPTS = 3;
 
 export type InstallResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: InstallError };
 
@@ -347,27 +356,53 @@ export class PartitionInstaller {
    * (used when the offer holds no segment: an empty active segment is created at next_offset).
    * Afterwards, reopen the partition (PartitionStorage.open) to load the new state.
    */
-  commit(options: TopicStorageOptions): InstallResult<void> {
+  commit(options: TopicStorageOptions): InstallResult<void> | { readonly ok: false; readonly error: InstallNotApplied } {
     assert(this.#state === 'verified' && this.#summary !== null, 'installer: commit before verify');
     const summary = this.#summary;
+    const intended: Marker = {
+      plane: 1,
+      flags: 0,
+      commitOp: this.commitOp,
+      a: BigInt(summary.nextOffset),
+      b: summary.offsets.purgeGeneration,
+      segments: summary.segments.map((s) => s.start),
+    };
+    const decided = this.#decide(intended);
+    if (decided !== null) {
+      // Nothing in the partition directory changed: drop the staging (marker first, durably) so
+      // no boot rolls forward a marker this process could not confirm; the caller keeps its state.
+      const dropped = io(() => dropStaging(this.#staging.disk, this.#staging.dir));
+      this.#state = 'aborted';
+      return dropped.ok ? { ok: false, error: { kind: 'not_applied', reason: decided } } : dropped;
+    }
     const result = io(() => {
-      this.#staging.closeFds();
-      this.#staging.writeMarker({
-        plane: 1,
-        flags: 0,
-        commitOp: this.commitOp,
-        a: BigInt(summary.nextOffset),
-        b: summary.offsets.purgeGeneration,
-        segments: summary.segments.map((s) => s.start),
-      });
-      const marker = decodeMarker(readWholeFile(this.#staging.disk, joinPath(this.#staging.dir, INSTALL_MARKER_NAME)));
-      assert(marker !== null, 'installer: marker did not read back');
-      const applied = applyPartitionInstall(this.#staging.disk, this.partitionDir, marker, options);
+      const applied = applyPartitionInstall(this.#staging.disk, this.partitionDir, intended, options);
       if (applied !== null) return invalid(applied);
       return undefined;
     });
     this.#state = result.ok ? 'committed' : 'aborted';
     return result;
+  }
+
+  /**
+   * Writes the marker and reads it back until the bytes a boot would read are the ones meant
+   * (a read that flips a bit or a write that lands elsewhere is retried): null once decided, else
+   * why not (an I/O error or a marker that never read back).
+   */
+  #decide(intended: Marker): string | null {
+    const bytes = encodeMarker(intended);
+    const path = joinPath(this.#staging.dir, INSTALL_MARKER_NAME);
+    const written = attempt(() => {
+      this.#staging.closeFds();
+      for (let i = 0; i < MARKER_WRITE_ATTEMPTS; i++) {
+        this.#staging.writeMarker(intended);
+        const read = readWholeFile(this.#staging.disk, path);
+        if (read !== null && equalBytes(read, bytes)) return true;
+      }
+      return false;
+    });
+    if (!written.ok) return `marker_io: ${written.error.message}`;
+    return written.value ? null : 'marker_did_not_read_back';
   }
 
   /** Drops the staging directory (transfer abandoned). */

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ArtifactKind, decodeManifest, encodeClientTable, xxh3_64 } from '@shoal/protocol';
 import {
   ClientTableFile,
+  INSTALL_MARKER_NAME,
   MetadataInstaller,
   MetadataJournal,
   PartitionInstaller,
   PartitionStorage,
   SimDisk,
   SimulatedCrash,
+  STAGING_DIR_NAME,
   SnapshotFile,
   TOPIC_STORAGE_DEFAULTS,
   buildMetadataOffer,
@@ -207,6 +209,45 @@ describe('partition artifacts: produce → install', () => {
     }
     expect(sawOld).toBeGreaterThan(0);
     expect(sawNew).toBeGreaterThan(0);
+  });
+});
+
+describe('partition install: the marker decides only once it reads back', () => {
+  const oldPartition = (seed: number): SimDisk => {
+    const disk = new SimDisk({ seed });
+    const old = must(PartitionStorage.open(disk, '/dst', OPTIONS));
+    must(old.log.append(makeBatches(0, [1, 1, 1], 32)));
+    must(old.log.sync());
+    old.close();
+    return disk;
+  };
+  const offer = (): StateOffer => {
+    const p = source(21);
+    return must(buildPartitionOffer(p.log, p.offsets, 3n, 9n));
+  };
+
+  it('writes the marker again when a read hands it back damaged, then installs', () => {
+    const disk = oldPartition(22);
+    const installer = installInto(disk, offer());
+    disk.flipOnRead(`/dst/${STAGING_DIR_NAME}/${INSTALL_MARKER_NAME}`, 12);
+    must(installer.commit(OPTIONS));
+    expect(disk.faultLog.filter((f) => f.kind === 'read_bit_flip')).toHaveLength(1);
+    disk.crash();
+    expect(must(PartitionStorage.open(disk, '/dst', OPTIONS)).log.nextOffset).toBe(20);
+  });
+
+  it('an install whose marker cannot be written is not applied: the old partition stays, the staging goes', () => {
+    const disk = oldPartition(23);
+    const installer = installInto(disk, offer());
+    disk.failNext('EIO', 1);
+    const committed = installer.commit(OPTIONS);
+    expect(committed.ok).toBe(false);
+    expect(!committed.ok && committed.error.kind).toBe('not_applied');
+    expect(disk.stat(`/dst/${STAGING_DIR_NAME}`)).toBeNull();
+    disk.crash();
+    const q = must(PartitionStorage.open(disk, '/dst', OPTIONS));
+    expect(q.log.nextOffset).toBe(3);
+    expect(must(q.reader.first(100)).messageCount).toBe(3);
   });
 });
 
