@@ -77,7 +77,7 @@ export interface InstallNotApplied {
   readonly reason: string;
 }
 
-/** Marker writes (each read back) before a partition install gives up undecided. */
+/** Marker writes (each read back) before a partition install gives up undecided; reads of it at boot. */
 const MARKER_WRITE_ATTEMPTS = 3;
 
 export type InstallResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: InstallError };
@@ -217,6 +217,23 @@ function io<T>(body: () => T | InstallError): InstallResult<T> {
     return { ok: false, error: value as InstallError };
   }
   return { ok: true, value: value as T };
+}
+
+/**
+ * The staging directory's marker as a boot reads it: a read that hands back damaged bytes (the
+ * stored ones intact) is retried, so a read fault cannot roll back an install whose swap began
+ * (a partition install swaps only once its marker read back: an unreadable marker after that is
+ * bit rot). Null: none, or never readable. Throws DiskError.
+ */
+function readMarker(disk: Disk, staging: string): Marker | null {
+  const path = joinPath(staging, INSTALL_MARKER_NAME);
+  for (let i = 0; i < MARKER_WRITE_ATTEMPTS; i++) {
+    const bytes = readWholeFile(disk, path);
+    if (bytes === null) return null;
+    const marker = decodeMarker(bytes);
+    if (marker !== null) return marker;
+  }
+  return null;
 }
 
 /**
@@ -484,7 +501,7 @@ function applyPartitionInstall(disk: Disk, partitionDir: string, marker: Marker,
 export function resolvePartitionStaging(disk: Disk, partitionDir: string, options: TopicStorageOptions): StagingResolution | { readonly refused: string } {
   const staging = joinPath(partitionDir, STAGING_DIR_NAME);
   if (disk.stat(staging) === null) return 'none';
-  const marker = decodeMarker(readWholeFile(disk, joinPath(staging, INSTALL_MARKER_NAME)));
+  const marker = readMarker(disk, staging);
   if (marker === null || marker.plane !== 1) {
     removeTreeDurable(disk, staging);
     return 'rolled_back';
@@ -642,7 +659,7 @@ export type MetadataStagingResolution =
 export function resolveMetadataStaging(disk: Disk, metadataDir: string): MetadataStagingResolution {
   const staging = joinPath(metadataDir, STAGING_DIR_NAME);
   if (disk.stat(staging) === null) return { kind: 'none' };
-  const marker = decodeMarker(readWholeFile(disk, joinPath(staging, INSTALL_MARKER_NAME)));
+  const marker = readMarker(disk, staging);
   if (marker === null || marker.plane !== 0) {
     removeTreeDurable(disk, staging);
     return { kind: 'rolled_back' };

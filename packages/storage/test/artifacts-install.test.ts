@@ -159,7 +159,7 @@ describe('partition artifacts: produce → install', () => {
     expect(!verdict.ok && /base_offset_10_expected_0/.test(verdict.error.kind === 'invalid' ? verdict.error.reason : '')).toBe(true);
   });
 
-  it('a crash at every step of the install leaves the old partition or the new one, never a mix', () => {
+  it.each([false, true])('a crash at every step of the install leaves the old partition or the new one, never a mix (boot reads the marker damaged once: %s)', (flipAtBoot) => {
     const p = source(10);
     const offer = must(buildPartitionOffer(p.log, p.offsets, 3n, 9n));
     const oldBatches = makeBatches(0, [1, 1, 1], 32);
@@ -190,6 +190,7 @@ describe('partition artifacts: produce → install', () => {
         expect(error).toBeInstanceOf(SimulatedCrash);
       }
       disk.crash();
+      if (flipAtBoot) disk.flipOnRead(`/dst/${STAGING_DIR_NAME}/${INSTALL_MARKER_NAME}`, 12);
       const q = must(PartitionStorage.open(disk, '/dst', OPTIONS));
       const messages = must(q.reader.first(1000)).messageCount;
       if (q.log.nextOffset === 3) {
