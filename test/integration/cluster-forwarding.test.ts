@@ -198,4 +198,43 @@ for (const shards of [1, 2]) describe(`cluster (${shards} shard${shards > 1 ? 's
       conn.close();
     }
   }, 150_000);
+
+  // The same pause seen by a Shoal client whose home node is that primary: its connection stays
+  // open and the node still names itself primary. A node that let a request time out is skipped
+  // (ClusterOptions.nodeSuspectMs): the write goes to another node, which carries it to the new
+  // primary once the others have elected one. (With these short timeouts the old router also got
+  // there, after a second timeout at the paused node per retry; packages/client/test/cluster.test.ts
+  // counts the requests the paused node receives, and fails on it.)
+  if (shards === 1) it('a Shoal client at home on the paused primary: its writes are acknowledged while it is still paused', async () => {
+    await waitFor('every node names one primary for partition 0', async () => {
+      const seen = await Promise.all([0, 1, 2].map(async (id) => (await primaries(cluster, id).catch(() => []))[0]));
+      return seen.every((p) => p !== undefined && p === seen[0] && p !== 255);
+    }, 30_000);
+    const primary = (await primaries(cluster, 0))[0] as number;
+    const others = [0, 1, 2].filter((id) => id !== primary);
+    const client = cluster.client({ requestTimeoutMs: 1_000, cluster: { retry: { budgetMs: 60_000, attemptsMax: 200 } } }, [primary, ...others]);
+    const send = (payload: string): Promise<unknown> =>
+      client.sendMessages({ streamId: STREAM, topicId: TOPIC, partitioning: { partitionId: 0 }, messages: [{ payload }] });
+    const paused = cluster.node(primary).child;
+    try {
+      await send('home-before');
+      paused?.kill('SIGSTOP');
+      await send('home-paused');
+      // Still paused (the signal is ours to end): the acknowledgement came from the others, and
+      // they hold both writes.
+      const reader = cluster.nodeClient(others[0] as number, { requestTimeoutMs: 10_000 });
+      try {
+        await waitFor('the other nodes hold both writes', async () => {
+          const polled = await reader.pollMessages({ streamId: STREAM, topicId: TOPIC, partitionId: 0, consumer: 1, strategy: { offset: 0n }, count: 1000 });
+          const payloads = polled.messages.map((m) => decoder.decode(m.payload));
+          return payloads.includes('home-before') && payloads.includes('home-paused');
+        }, 20_000);
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      paused?.kill('SIGCONT');
+      await client.close();
+    }
+  }, 150_000);
 });

@@ -35,7 +35,10 @@ import type { ConnectionOptions, Reply, RequestOptions, TcpConnection } from './
  * an exponential back-off with jitter, within `attemptsMax` attempts and `budgetMs` of time.
  * Switching target node counts as a redirect; more than `redirectsMax` (3, as the Rust SDK)
  * fails the call. While the cluster has no leader (a view change in progress) write routes poll
- * the metadata every `metadataPollIntervalMs` until one appears or the budget runs out.
+ * the metadata every `metadataPollIntervalMs` until one appears or the budget runs out. A node
+ * that let a request time out is suspect for `nodeSuspectMs`: skipped for reads, metadata and
+ * partition writes (another node carries those to the primary), and a suspect metadata leader
+ * counts as none; a paused or cut-off node keeps its sockets open and still names itself primary.
  * Definitive errors (validation, permissions, not found) are never retried, with one exception:
  * read-your-writes across nodes. Every node answers from its own copy of the metadata, which
  * applies a committed change a moment after the primary acknowledged it. A "not found" answered
@@ -72,6 +75,13 @@ export interface ClusterOptions {
   readonly metadataPollIntervalMs?: number;
   /** A node that refused a connection is skipped for this long (default 1000 ms). */
   readonly nodeDownMs?: number;
+  /**
+   * A node that let a request time out is skipped for this long, for routing and for metadata
+   * (default 10000 ms): a paused (SIGSTOP) or cut-off node keeps its sockets open and answers
+   * nothing, and it still names itself primary; the other nodes take its partitions' requests
+   * and forward them until its replacement is elected.
+   */
+  readonly nodeSuspectMs?: number;
   /** After an acknowledged metadata write, "not found" from another node is retried for this long (default 3000 ms; 0 = never). */
   readonly readYourWritesMs?: number;
   readonly retry?: RetryOptions;
@@ -323,6 +333,7 @@ export class ClusterRouter {
       const connection = this.#connection(this.#addressOf(target));
       try {
         const reply = await connection.request(call, options);
+        this.#down.delete(target);
         if (route.kind === 'partition') this.#learned.set(route.key, target);
         else if (route.kind === 'metadata') this.#metadataWrite = { at: this.#scheduler.now(), target };
         return reply;
@@ -364,7 +375,10 @@ export class ClusterRouter {
       const view = this.#view;
       if (view !== null && view.leader !== null) {
         if (view.nodes.length === 1) return this.#readTarget();
-        return route.kind === 'partition' ? this.#partitionTarget(route.key, view) : addressKey(view.leader.address);
+        if (route.kind === 'partition') return this.#partitionTarget(route.key, view);
+        const leader = addressKey(view.leader.address);
+        // A leader that let a request time out is as good as none until the others name another.
+        if (!this.#isDown(leader)) return leader;
       }
       // Leaderless: a view change is under way. Poll until a leader appears.
       const pause = this.#options.metadataPollIntervalMs ?? 200;
@@ -402,6 +416,7 @@ export class ClusterRouter {
   #noteFailure(route: Route, target: string, error: ShoalError): void {
     this.#viewStale = true;
     if (error instanceof ShoalConnectionError) this.#markDown(target);
+    else if (error instanceof ShoalTimeoutError) this.#markDown(target, this.#options.nodeSuspectMs ?? 10_000);
     if (route.kind === 'partition') {
       if (this.#learned.get(route.key) === target) this.#learned.delete(route.key);
       if (error instanceof ShoalResponseError || error instanceof ShoalConnectionError) {
@@ -441,6 +456,7 @@ export class ClusterRouter {
           throw lastError;
         }
         if (lastError instanceof ShoalConnectionError) this.#markDown(key);
+        else if (lastError instanceof ShoalTimeoutError) this.#markDown(key, this.#options.nodeSuspectMs ?? 10_000);
       }
     }
     if (lastError !== null) throw lastError;
@@ -496,8 +512,9 @@ export class ClusterRouter {
     return this.#leaderAware && (this.#bootstrap.length > 1 || (this.#view?.nodes.length ?? 0) > 1);
   }
 
-  #markDown(key: string): void {
-    this.#down.set(key, this.#scheduler.now() + (this.#options.nodeDownMs ?? 1000));
+  #markDown(key: string, forMs = this.#options.nodeDownMs ?? 1000): void {
+    const until = this.#scheduler.now() + forMs;
+    this.#down.set(key, Math.max(until, this.#down.get(key) ?? 0));
   }
 
   #isDown(key: string): boolean {

@@ -225,6 +225,41 @@ describe('leader redirection', () => {
     await lone.close();
   });
 
+  it('a partition primary that lets a write time out (paused) is skipped: another node takes the write and answers the metadata', async () => {
+    // node-a, the home node, leads the metadata and partition 1, and is then paused (SIGSTOP):
+    // sockets open, nothing answered. node-b has not noticed yet (its metadata still names node-a)
+    // but takes partition writes (a Shoal node forwards them to the primary's successor).
+    leader = 'a';
+    const c = connect({ requestTimeoutMs: 150 });
+    const send = (payload: string): Promise<unknown> => c.sendMessages({ streamId: 0, topicId: 0, partitioning: { partitionId: 1 }, messages: [{ payload }] });
+    await send('before');
+    expect(a.messageCount(0, 0, 1)).toBe(1n);
+    const metadataAsked = a.requestsOf(CommandCode.GetClusterMetadata).length;
+    a.intercept = () => ({ kind: 'drop' });
+    await send('paused');
+    await send('still paused');
+    expect(b.messageCount(0, 0, 1)).toBe(2n);
+    // One write timed out at node-a; nothing after it went there, metadata included.
+    expect(a.requestsOf(CommandCode.SendMessages)).toHaveLength(2);
+    expect(a.requestsOf(CommandCode.GetClusterMetadata)).toHaveLength(metadataAsked);
+  });
+
+  it('a metadata leader that lets a write time out is taken as none: the write waits for the leader the others name', async () => {
+    const c = connect({ requestTimeoutMs: 150 });
+    await c.stream.create({ name: 'before' });
+    expect(b.requestsOf(CommandCode.CreateStream)).toHaveLength(1);
+    // node-b, the metadata leader, is paused; node-a still names it leader until it has been
+    // asked twice more (the view change takes a moment), then names itself.
+    b.intercept = () => ({ kind: 'drop' });
+    let asked = 0;
+    a.metadata = () => ({ name: 'pair', nodes: [a.node(++asked > 2 ? ClusterNodeRole.Leader : ClusterNodeRole.Follower), b.node(asked > 2 ? ClusterNodeRole.Follower : ClusterNodeRole.Leader)] });
+    a.intercept = null;
+    await c.stream.create({ name: 'during' });
+    expect([...a.streams.values()].map((s) => s.name)).toContain('during');
+    // The paused leader saw the one write that timed out, no retry of it.
+    expect(b.requestsOf(CommandCode.CreateStream)).toHaveLength(2);
+  });
+
   it('a server without cluster metadata: everything goes to the connected node', async () => {
     a.metadata = null;
     a.intercept = (r) => (r.code === CommandCode.GetClusterMetadata ? { kind: 'reject', code: ErrorCode.FeatureUnavailable } : null);
