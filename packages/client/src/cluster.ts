@@ -36,9 +36,10 @@ import type { ConnectionOptions, Reply, RequestOptions, TcpConnection } from './
  * Switching target node counts as a redirect; more than `redirectsMax` (3, as the Rust SDK)
  * fails the call. While the cluster has no leader (a view change in progress) write routes poll
  * the metadata every `metadataPollIntervalMs` until one appears or the budget runs out. A node
- * that let a request time out is suspect for `nodeSuspectMs`: skipped for reads, metadata and
- * partition writes (another node carries those to the primary), and a suspect metadata leader
- * counts as none; a paused or cut-off node keeps its sockets open and still names itself primary.
+ * that let a request time out (a call's own `timeoutMs` included) is suspect for `nodeSuspectMs`:
+ * skipped for reads, metadata fetches and partition writes (another node carries those to the
+ * primary) while any unmarked node is left; metadata writes still go to the leader the others
+ * name. A paused or cut-off node keeps its sockets open and still names itself primary.
  * Definitive errors (validation, permissions, not found) are never retried, with one exception:
  * read-your-writes across nodes. Every node answers from its own copy of the metadata, which
  * applies a committed change a moment after the primary acknowledged it. A "not found" answered
@@ -375,10 +376,9 @@ export class ClusterRouter {
       const view = this.#view;
       if (view !== null && view.leader !== null) {
         if (view.nodes.length === 1) return this.#readTarget();
-        if (route.kind === 'partition') return this.#partitionTarget(route.key, view);
-        const leader = addressKey(view.leader.address);
-        // A leader that let a request time out is as good as none until the others name another.
-        if (!this.#isDown(leader)) return leader;
+        // A suspect leader is still the leader while the others (asked first) name it: only the
+        // metadata primary can take a metadata write, and it may just have been slow once.
+        return route.kind === 'partition' ? this.#partitionTarget(route.key, view) : addressKey(view.leader.address);
       }
       // Leaderless: a view change is under way. Poll until a leader appears.
       const pause = this.#options.metadataPollIntervalMs ?? 200;
@@ -430,9 +430,11 @@ export class ClusterRouter {
   async #fetchView(signal?: AbortSignal): Promise<ClusterView | null> {
     const order = [this.#readTarget(), ...[...this.#pool.keys()], ...this.#bootstrap.map(addressKey), ...(this.#view?.nodes ?? []).map((n) => addressKey(n.address))];
     const tried = new Set<string>();
+    // Down and suspect nodes are asked last, and only when every node is marked.
+    const skipMarked = order.some((key) => !this.#isDown(key));
     let lastError: ShoalError | null = null;
     for (const key of order) {
-      if (tried.has(key) || (this.#isDown(key) && tried.size > 0)) continue;
+      if (tried.has(key) || (skipMarked && this.#isDown(key))) continue;
       tried.add(key);
       try {
         const reply = await this.#connection(this.#addressOf(key)).request({ code: CommandCode.GetClusterMetadata, body: new Uint8Array(0) }, {

@@ -734,6 +734,12 @@ export class PartitionDriver extends GroupDriver {
       return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
     }
     this.#storage = reopened;
+    // The reopen ran boot recovery: on the faulty disk that failed the marker it may have cut a
+    // tail it could not read back. Memory must not run ahead of the log it serves.
+    if (BigInt(reopened.log.nextOffset) !== this.#adapter.state.nextOffset) {
+      this.stop('transfer_io', `reopen after an install not applied (${reason}): log ends at ${reopened.log.nextOffset}, state at ${this.#adapter.state.nextOffset}`);
+      return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
+    }
     return { kind: 'install_done', nonce, ok: false, failure: 'install', reason };
   }
 }

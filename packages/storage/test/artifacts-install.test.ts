@@ -19,6 +19,7 @@ import {
   resolveMetadataStaging,
   xxh3OfFileRange,
   xxh3OfParts,
+  type Fd,
   type StateOffer,
   type TopicStorageOptions,
 } from '../src/index.js';
@@ -235,6 +236,33 @@ describe('partition install: the marker decides only once it reads back', () => 
     expect(disk.faultLog.filter((f) => f.kind === 'read_bit_flip')).toHaveLength(1);
     disk.crash();
     expect(must(PartitionStorage.open(disk, '/dst', OPTIONS)).log.nextOffset).toBe(20);
+  });
+
+  it('an install whose marker never reads back is not applied: the old partition stays, the staging goes', () => {
+    const marker = `/dst/${STAGING_DIR_NAME}/${INSTALL_MARKER_NAME}`;
+    /** Every read of the marker hands back a flipped byte (re-armed after each read). */
+    class RottenMarkerDisk extends SimDisk {
+      rotten = false;
+      override read(fd: Fd, buffer: Uint8Array, offset: number, length: number, position: number): number {
+        const n = super.read(fd, buffer, offset, length, position);
+        if (this.rotten) this.flipOnRead(marker, 12);
+        return n;
+      }
+    }
+    const disk = new RottenMarkerDisk({ seed: 24 });
+    const old = must(PartitionStorage.open(disk, '/dst', OPTIONS));
+    must(old.log.append(makeBatches(0, [1, 1, 1], 32)));
+    must(old.log.sync());
+    old.close();
+    const installer = installInto(disk, offer());
+    disk.rotten = true;
+    disk.flipOnRead(marker, 12);
+    const committed = installer.commit(OPTIONS);
+    expect(committed).toEqual({ ok: false, error: { kind: 'not_applied', reason: 'marker_did_not_read_back' } });
+    disk.rotten = false;
+    expect(disk.stat(`/dst/${STAGING_DIR_NAME}`)).toBeNull();
+    disk.crash();
+    expect(must(PartitionStorage.open(disk, '/dst', OPTIONS)).log.nextOffset).toBe(3);
   });
 
   it('an install whose marker cannot be written is not applied: the old partition stays, the staging goes', () => {
