@@ -49,6 +49,15 @@ async function primaries(cluster: TestCluster, id: number): Promise<number[]> {
   return (topic?.partitions ?? []).map((p) => p.primary);
 }
 
+/** Waits until every node names the same known primary for `partition`, and returns it. */
+async function agreedPrimary(cluster: TestCluster, partition: number): Promise<number> {
+  await waitFor(`every node names one primary for partition ${partition}`, async () => {
+    const seen = await Promise.all([0, 1, 2].map(async (id) => (await primaries(cluster, id).catch(() => []))[partition]));
+    return seen.every((p) => p !== undefined && p === seen[0] && p !== 255);
+  }, 30_000);
+  return (await primaries(cluster, 0))[partition] as number;
+}
+
 for (const shards of [1, 2]) describe(`cluster (${shards} shard${shards > 1 ? 's' : ''} per node): partition requests through a node that does not lead the partition`, () => {
   let cluster: TestCluster;
 
@@ -166,11 +175,7 @@ for (const shards of [1, 2]) describe(`cluster (${shards} shard${shards > 1 ? 's
   // writes held behind it go to the new primary, all while the old one is still paused. Before,
   // they all waited for the forward deadline (here 10 min).
   if (shards === 1) it('the primary is paused under a backup\'s forwarded writes: they end and resume while it is still paused', async () => {
-    await waitFor('every node names one primary for partition 1', async () => {
-      const seen = await Promise.all([0, 1, 2].map(async (id) => (await primaries(cluster, id).catch(() => []))[1]));
-      return seen.every((p) => p !== undefined && p === seen[0] && p !== 255);
-    }, 30_000);
-    const primary = (await primaries(cluster, 0))[1] as number;
+    const primary = await agreedPrimary(cluster, 1);
     const backup = [0, 1, 2].find((id) => id !== primary) as number;
     const conn = await StockConnection.open(cluster, backup, 0xf0_0004n, TARGET);
     ok(await conn.raw.request(conn.send(1, ['before-pause'])), 'a write before the pause');
@@ -206,11 +211,7 @@ for (const shards of [1, 2]) describe(`cluster (${shards} shard${shards > 1 ? 's
   // there, after a second timeout at the paused node per retry; packages/client/test/cluster.test.ts
   // counts the requests the paused node receives, and fails on it.)
   if (shards === 1) it('a Shoal client at home on the paused primary: its writes are acknowledged while it is still paused', async () => {
-    await waitFor('every node names one primary for partition 0', async () => {
-      const seen = await Promise.all([0, 1, 2].map(async (id) => (await primaries(cluster, id).catch(() => []))[0]));
-      return seen.every((p) => p !== undefined && p === seen[0] && p !== 255);
-    }, 30_000);
-    const primary = (await primaries(cluster, 0))[0] as number;
+    const primary = await agreedPrimary(cluster, 0);
     const others = [0, 1, 2].filter((id) => id !== primary);
     const client = cluster.client({ requestTimeoutMs: 1_000, cluster: { retry: { budgetMs: 60_000, attemptsMax: 200 } } }, [primary, ...others]);
     const send = (payload: string): Promise<unknown> =>
