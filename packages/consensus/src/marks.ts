@@ -22,6 +22,8 @@ export const Mark = Object.freeze({
   RestoreFaulty: 'restore_faulty',
   /** Boot restored a log view whose installed head is above the journal: the log ends there. */
   RestoreLogHead: 'restore_log_head',
+  /** Boot dropped entries of a view above the durable log view (a crash before that view's superblock write). */
+  RestoreUnvouched: 'restore_unvouched',
   /** A DoViewChange reported its log as ending at a faulty op above its head (a lost tail). */
   VoteLostTail: 'vote_lost_tail',
 

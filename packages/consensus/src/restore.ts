@@ -15,6 +15,7 @@ import type { DurableVsrState } from './effects.js';
 import { entryFromFrame, type JournalEntry } from './journal.js';
 import { Mark } from './marks.js';
 import { setStage } from './state-transfer.js';
+import { faultyTopFrom } from './trust.js';
 import { asView, SUFFIX_MAX, type Op } from './types.js';
 import { startProbing } from './view-change.js';
 
@@ -109,9 +110,11 @@ export function restore(c: Core, record: RestoreRecord): void {
   c.journal.compactThrough(Math.max(0, record.checkpointOp - 1));
   c.commitMin = record.checkpointOp;
   c.commitMax = record.checkpointOp;
-  for (const frame of record.journal) {
-    const entry = entryFromFrame(frame, true, false);
+  const entries = record.journal.map((frame) => entryFromFrame(frame, true, false));
+  const unvouchedFrom = unvouchedFromOp(entries, record.superblock);
+  for (const entry of entries) {
     if (entry.op <= c.journal.watermark || c.journal.has(entry.op)) continue;
+    if (unvouchedFrom > 0 && entry.op >= unvouchedFrom) continue;
     c.journal.put(entry);
     if (entry.op > c.commitMin) c.sm.journaled(recordOf(entry), 'restore');
     if (entry.timestamp > c.lastTimestamp) c.lastTimestamp = entry.timestamp;
@@ -135,12 +138,42 @@ export function restore(c: Core, record: RestoreRecord): void {
   c.op = Math.max(c.journal.head, c.commitMin);
   restoreLogHead(c, record.superblock);
   markLost(c, record);
+  if (unvouchedFrom > 0) dropUnvouched(c, unvouchedFrom, record.superblock as DurableVsrState);
   c.lastPrepareChecksum = c.journal.get(c.op)?.checksum ?? 0n;
   if (c.commitMin < c.op) {
     c.recoveryBarrier = c.op;
     c.mark(Mark.RecoveryBarrierArmed, `${c.commitMin} < ${c.op}`);
   }
   bootMode(c, record);
+}
+
+/**
+ * The lowest op journaled in a view above the durable log view, or 0. The core journals a new
+ * view's prepares (as its primary, or a StartView's suffix as a backup) in the entry point that
+ * enters the view, and asks for the superblock write at its end; a crash between the two leaves
+ * such entries beside a superblock that still names the older log view. Nothing vouched for them
+ * (every send waits for the view to be durable: send.ts), and an entry prepared in view v at op k
+ * means view v's log had already left out whatever older views held at k and above (an op
+ * prepared in view v is new above the log the view started with), so those ops were never
+ * committed. Kept, they joined the older log view's log in this replica's DoViewChange: a view-5
+ * prepare at op 71 under log view 4 broke the hash chain of the view-4 log held by the others and
+ * the merge deadlocked for good (seed 1057611 of 5). Everything from that op up is dropped.
+ */
+function unvouchedFromOp(entries: readonly JournalEntry[], superblock: DurableVsrState | null): Op {
+  if (superblock === null) return 0;
+  let from = 0;
+  for (const e of entries) if (e.view > superblock.logView && (from === 0 || e.op < from)) from = e.op;
+  return from;
+}
+
+/**
+ * The host forgets the dropped entries too (they would come back at the next boot, when a later
+ * durable log view could make them look like its own). Faulty ops recorded at or above `from`
+ * stay recorded (the truncation replaces that range with the faulty ops the core now holds).
+ */
+function dropUnvouched(c: Core, from: Op, superblock: DurableVsrState): void {
+  c.mark(Mark.RestoreUnvouched, `from op ${from} (durable log view ${superblock.logView})`);
+  c.effects.push({ kind: 'journal_truncate', fromOp: from, faultyThrough: faultyTopFrom(c, from) });
 }
 
 /**

@@ -146,7 +146,7 @@ export function truncateJournal(
 }
 
 /** The highest faulty op at or above `fromOp`, or 0: what a truncation from there must keep recorded. */
-function faultyTopFrom(c: Core, fromOp: Op): Op {
+export function faultyTopFrom(c: Core, fromOp: Op): Op {
   let top = 0;
   for (const op of c.journal.faulty) if (op >= fromOp && op > top) top = op;
   return top;
