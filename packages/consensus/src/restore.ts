@@ -111,7 +111,7 @@ export function restore(c: Core, record: RestoreRecord): void {
   c.commitMin = record.checkpointOp;
   c.commitMax = record.checkpointOp;
   const entries = record.journal.map((frame) => entryFromFrame(frame, true, false));
-  const unvouchedFrom = unvouchedFromOp(entries, record.superblock);
+  const unvouchedFrom = unvouchedFromOp(c, entries, record);
   for (const entry of entries) {
     if (entry.op <= c.journal.watermark || c.journal.has(entry.op)) continue;
     if (unvouchedFrom > 0 && entry.op >= unvouchedFrom) continue;
@@ -148,28 +148,49 @@ export function restore(c: Core, record: RestoreRecord): void {
 }
 
 /**
- * The lowest op journaled in a view above the durable log view, or 0. The core journals a new
- * view's prepares (as its primary, or a StartView's suffix as a backup) in the entry point that
- * enters the view, and asks for the superblock write at its end; a crash between the two leaves
- * such entries beside a superblock that still names the older log view. Nothing vouched for them
- * (every send waits for the view to be durable: send.ts), and an entry prepared in view v at op k
- * means view v's log had already left out whatever older views held at k and above (an op
- * prepared in view v is new above the log the view started with), so those ops were never
- * committed. Kept, they joined the older log view's log in this replica's DoViewChange: a view-5
- * prepare at op 71 under log view 4 broke the hash chain of the view-4 log held by the others and
- * the merge deadlocked for good (seed 1057611 of 5). Everything from that op up is dropped.
+ * Where boot drops the journal's tail (0: nothing to drop): the lowest op holding a prepare this
+ * replica built itself as the primary of a view above the durable log view. An entry's `view` is
+ * the stamp of the copy (restamped on every retransmit and chain forward), not the view that
+ * prepared the op; only the builder (header `replica`) and a stamp whose primary is the builder
+ * say "built in that view": this replica journals its own prepare with the view it proposed it
+ * in, and a copy of it stamped with that view anywhere else came from its own sends in that view.
+ *
+ * A primary proposes in the entry point that starts its view and asks for the superblock write at
+ * the end of it (and later ones while that write is in flight); a crash before it lands leaves
+ * such an entry beside a superblock that still names an older log view. Nothing vouched for it
+ * (every gated send waits for the view to be durable: send.ts) and no backup holds it. View v's
+ * log ended below op k when its primary proposed k, so every older version of an op at k or above
+ * is excluded from v's log and was never committed; this replica acked no version of any of them
+ * in a view at or above v (its log view was never durable there). So every op from k up may be
+ * nacked: the entries are dropped, not marked faulty. Kept, they joined the older log view's log
+ * in this replica's DoViewChange: a view-5 prepare at op 71 under log view 4 broke the hash chain
+ * of the view-4 log the others held and the merge deadlocked for good (seed 1057611 of 5).
+ *
+ * Copies stamped by others (a restamped Prepare of a newer view, a repair) are kept: they may be
+ * committed ops this replica acked before (helper-48's schedule: a refilled lost op was dropped,
+ * then nacked and truncated). An op at or below the restored commit point (the snapshot, the
+ * partition's flushed frontier) cannot be such an entry (committing it needs a backup's ack); if
+ * one is, nothing is dropped.
  */
-function unvouchedFromOp(entries: readonly JournalEntry[], superblock: DurableVsrState | null): Op {
-  if (superblock === null) return 0;
-  let from = 0;
-  for (const e of entries) if (e.view > superblock.logView && (from === 0 || e.op < from)) from = e.op;
-  return from;
+function unvouchedFromOp(c: Core, entries: readonly JournalEntry[], record: RestoreRecord): Op {
+  const superblock = record.superblock;
+  if (superblock === null || c.n === 1) return 0;
+  let lowest = 0;
+  let head = 0;
+  for (const e of entries) {
+    const ownProposal = e.replica === c.self && c.primaryIndex(asView(e.view)) === c.self;
+    if (ownProposal && e.view > superblock.logView && (lowest === 0 || e.op < lowest)) lowest = e.op;
+    if (e.op > head) head = e.op;
+  }
+  if (lowest === 0 || lowest <= Math.max(record.checkpointOp, record.commit)) return 0;
+  return lowest <= head ? lowest : 0;
 }
 
 /**
  * The host forgets the dropped entries too (they would come back at the next boot, when a later
- * durable log view could make them look like its own). Faulty ops recorded at or above `from`
- * stay recorded (the truncation replaces that range with the faulty ops the core now holds).
+ * durable log view could make them look like its own). The truncation replaces what the host
+ * records as faulty from `from` up with [from, the highest op the core now holds faulty there]
+ * (markLost ran first, so the record's faulty ops and lost tail stay covered).
  */
 function dropUnvouched(c: Core, from: Op, superblock: DurableVsrState): void {
   c.mark(Mark.RestoreUnvouched, `from op ${from} (durable log view ${superblock.logView})`);
