@@ -153,18 +153,23 @@ export function restore(c: Core, record: RestoreRecord): void {
  * the stamp of the copy (restamped on every retransmit and chain forward), not the view that
  * prepared the op; only the builder (header `replica`) and a stamp whose primary is the builder
  * say "built in that view": this replica journals its own prepare with the view it proposed it
- * in, and a copy of it stamped with that view anywhere else came from its own sends in that view.
+ * in and never restamps its journal; a copy stamped with a view it leads can reach it back only
+ * by repair from a replica that got it from this one's Prepares in that view (gated: see below).
  *
  * A primary proposes in the entry point that starts its view and asks for the superblock write at
  * the end of it (and later ones while that write is in flight); a crash before it lands leaves
  * such an entry beside a superblock that still names an older log view. Nothing vouched for it
- * (every gated send waits for the view to be durable: send.ts) and no backup holds it. View v's
- * log ended below op k when its primary proposed k, so every older version of an op at k or above
- * is excluded from v's log and was never committed; this replica acked no version of any of them
- * in a view at or above v (its log view was never durable there). So every op from k up may be
- * nacked: the entries are dropped, not marked faulty. Kept, they joined the older log view's log
- * in this replica's DoViewChange: a view-5 prepare at op 71 under log view 4 broke the hash chain
- * of the view-4 log the others held and the merge deadlocked for good (seed 1057611 of 5).
+ * (every gated send waits for the view to be durable: send.ts; a repair reply, ungated, may have
+ * handed a copy to a requester, which takes it untrusted and never as a vote). View v's log ended
+ * below op k when its primary proposed k, so every older version of an op at k or above is
+ * excluded from v's log and was never committed; this replica acked no version of any of them in
+ * a view at or above v (its log view was never durable there). So every op from k up may be
+ * nacked: the entries are dropped, not marked faulty (a lost tail's markLost and the host's
+ * recorded range may still mark some of them faulty: more caution, never less). Kept, they
+ * joined the older log view's log in this replica's DoViewChange: a view-5 prepare at op 71 under
+ * log view 4 broke the hash chain of the view-4 log the others held and the merge deadlocked for
+ * good (seed 1057611 of 5). A backup that journaled such a view's new ops before its own
+ * superblock landed keeps them and can still deadlock a merge that way (helper-49; open).
  *
  * Copies stamped by others (a restamped Prepare of a newer view, a repair) are kept: they may be
  * committed ops this replica acked before (helper-48's schedule: a refilled lost op was dropped,
@@ -176,14 +181,11 @@ function unvouchedFromOp(c: Core, entries: readonly JournalEntry[], record: Rest
   const superblock = record.superblock;
   if (superblock === null || c.n === 1) return 0;
   let lowest = 0;
-  let head = 0;
   for (const e of entries) {
     const ownProposal = e.replica === c.self && c.primaryIndex(asView(e.view)) === c.self;
     if (ownProposal && e.view > superblock.logView && (lowest === 0 || e.op < lowest)) lowest = e.op;
-    if (e.op > head) head = e.op;
   }
-  if (lowest === 0 || lowest <= Math.max(record.checkpointOp, record.commit)) return 0;
-  return lowest <= head ? lowest : 0;
+  return lowest > Math.max(record.checkpointOp, record.commit) ? lowest : 0;
 }
 
 /**

@@ -425,13 +425,12 @@ function restoreRecordOf(r: MetadataRestore, stateOptions: MetadataStateOptions,
   // hole a possible loss, as in the partition journal. Faulty, the hole could never be nacked
   // (seed 1023994 of 3: the survivors' merge waited forever for a copy of a never-committed op).
   const damaged = r.faulty.some((f) => f.kind !== 'missing');
-  const faultyOps = [
-    ...r.faulty
-      .filter((f) => f.kind !== 'torn' && f.op !== undefined && f.op > snapshotOp && (damaged || f.kind !== 'missing'))
-      .map((f) => f.op as number),
-    ...unreadable.filter((op) => op > snapshotOp),
-    ...r.recordedFaulty,
-  ];
+  const scanFaulty = r.faulty
+    .filter((f) => f.kind !== 'torn' && f.op !== undefined && f.op > snapshotOp && (damaged || f.kind !== 'missing'))
+    .map((f) => f.op as number);
+  const evidence = recordScanFaulty(r.journal, scanFaulty, r.recordedFaulty);
+  if (evidence !== null) return evidence;
+  const faultyOps = [...scanFaulty, ...unreadable.filter((op) => op > snapshotOp), ...r.recordedFaulty];
   const sb = r.superblock?.state ?? null;
   const superblock: DurableVsrState | null = sb === null ? null : {
     view: sb.view,
@@ -455,6 +454,29 @@ function restoreRecordOf(r: MetadataRestore, stateOptions: MetadataStateOptions,
     commit: 0,
   };
   return { state, record };
+}
+
+/**
+ * The scan's faulty ops (a corrupt record's op; with any damage, every hole below the head) are
+ * evidence only while the damaged bytes stay in journal.wal, and every rewrite (a truncation, a
+ * drain) copies the indexed records alone: a corrupt range vanishes, and the next boot saw a clean
+ * WAL whose hole was never journaled, so the DoViewChange nacked an op this replica may have acked
+ * (helper-49: a boot-time truncation right after the scan, then a second restart). They are
+ * recorded in journal.faulty before the core runs; a refilled op is held again and so no longer
+ * reported. Returns why the record failed (the boot refuses), or null.
+ */
+function recordScanFaulty(journal: MetadataRestore['journal'], ops: readonly number[], recorded: readonly number[]): string | null {
+  const known = new Set(recorded);
+  const fresh = [...new Set(ops)].filter((op) => !known.has(op)).sort((a, b) => a - b);
+  let i = 0;
+  while (i < fresh.length) {
+    let j = i;
+    while (j + 1 < fresh.length && (fresh[j + 1] as number) === (fresh[j] as number) + 1) j++;
+    const written = journal.recordFaulty(fresh[i] as number, fresh[j] as number);
+    if (!written.ok) return `journal_faulty: ${written.error.message}`;
+    i = j + 1;
+  }
+  return null;
 }
 
 /** For AppliedOp consumers: a committed Logout as an applied op (operation 3). */
