@@ -27,14 +27,20 @@ function write(cluster: Cluster, node: number, request: number, client = 1n): { 
   return cluster.request(node, { client, request: BigInt(request), body: fakeBatch(`m${client}-${request}`) });
 }
 
+/** A partition group of `replicas` in view 0 that committed ops 1 and 2 everywhere. */
+function twoCommitted(replicas: number): Cluster {
+  const cluster = new Cluster({ replicas, plane: 'partition' });
+  for (let i = 1; i <= 2; i++) {
+    write(cluster, 0, i);
+    cluster.run(3);
+  }
+  cluster.runUntil(() => cluster.converged(2), 500);
+  return cluster;
+}
+
 describe('boot drops journal entries of a view above the durable log view', () => {
   it('a view-1 prepare journaled under durable log view 0 is dropped at boot, from disk too, and the group goes on', () => {
-    const cluster = new Cluster({ replicas: 3, plane: 'partition' });
-    for (let i = 1; i <= 2; i++) {
-      write(cluster, 0, i);
-      cluster.run(3);
-    }
-    cluster.runUntil(() => cluster.converged(2), 300);
+    const cluster = twoCommitted(3);
 
     // View 0: the primary (0) prepares ops 3..5; replica 1 receives none of them (nor does 2,
     // which gets prepares along the chain from 1): nothing above op 2 commits.
@@ -90,12 +96,7 @@ describe('boot drops journal entries of a view above the durable log view', () =
   // boot and nacked it; the merge truncated a committed op and its offsets went to another batch
   // ("SAFETY: op 3 differs"). Now only the replica's own proposals of such a view are dropped.
   it('a committed op a backup refilled from a newer view before that view was durable survives its restart', () => {
-    const cluster = new Cluster({ replicas: 5, plane: 'partition' });
-    for (let i = 1; i <= 2; i++) {
-      write(cluster, 0, i);
-      cluster.run(3);
-    }
-    cluster.runUntil(() => cluster.converged(2), 500);
+    const cluster = twoCommitted(5);
 
     // View 0: op 3 reaches replicas 1 and 2 only and commits with their acks; no Commit leaves
     // the primary, so nobody else learns it.
