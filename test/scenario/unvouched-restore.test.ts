@@ -143,3 +143,73 @@ describe('boot drops journal entries of a view above the durable log view', () =
     expect(coreOf(cluster.nodes[primary]!.r).journal.get(3)?.checksum).toBe(committed);
   });
 });
+
+// The backup side of seed 1057611 (helper-49): a backup journals a new op of view 2 built by view
+// 2's primary and crashes before its superblock names log view 2. Its copy may be the refilled
+// committed op of the case above, so boot keeps it, and its DoViewChange shows it inside the
+// view-0 log, beside view 0's different op 3 on another replica. With view 2's primary gone for
+// good that conflict was waited on forever (merge_awaiting_repair at op 3 in every view, on the
+// code before merge_stamp_resolved). A copy stamped above the canonical log view is the only op
+// that can have been committed there (merge.ts `stampedAbove`): the merge takes it.
+describe('the merge takes a copy stamped above the canonical log view', () => {
+  it('a backup that journaled a new view-2 op before log view 2 was durable does not stall the next view', () => {
+    const cluster = twoCommitted(5);
+
+    // View 0: op 3 reaches replica 1 only (held by 0 and 1: two acks of three, not committed).
+    cluster.filters.push((m) => m.command === Command.Prepare && m.to !== 1 && opOf(m.frame) >= 3);
+    write(cluster, 0, 3);
+    cluster.run(20);
+    expect(coreOf(cluster.nodes[1]!.r).journal.has(3)).toBe(true);
+    expect(cluster.committed.has(3)).toBe(false);
+
+    // Replica 0 dies for good, replica 1 is cut off; 2, 3 and 4 elect view 2 (primary 2) with the
+    // log through op 2. Replica 4 hears nothing from 2 and stays in the view change; replica 3's
+    // superblock write for log view 2 never lands.
+    cluster.crash(0);
+    cluster.isolate(1);
+    cluster.filters.push((m) => m.from === 2 && m.to === 4 && (m.command === Command.StartView || m.command === Command.Prepare || m.command === Command.Commit));
+    const n2 = cluster.nodes[2]!;
+    const n3 = cluster.nodes[3]!;
+    cluster.runUntil(() => {
+      const sb = n3.durable.superblock;
+      if (sb !== null && sb.view === 2 && sb.logView === 0) n3.superblockMode = 'stall';
+      return n2.r.status.primary && n2.r.status.status === 'normal' && n2.r.status.view === 2 && n2.durable.superblock?.logView === 2;
+    }, 5_000);
+    cluster.filters.length = 0;
+    cluster.isolate(4);
+
+    // View 2's new op 3 reaches replica 3's journal and disk (no ack: its view is not durable).
+    write(cluster, 2, 1, 2n);
+    cluster.runUntil(() => coreOf(n3.r).journal.has(3) && n3.durable.wal.has(3), 500);
+    const stamped = coreOf(n3.r).journal.get(3)!;
+    expect(stamped.view).toBe(2);
+    expect(stamped.replica).toBe(2);
+    expect(n3.durable.superblock?.logView).toBe(0);
+    cluster.crash(3);
+    n3.superblockMode = 'sync';
+    cluster.crash(2); // view 2's primary dies for good
+
+    // Replica 3 restarts under log view 0 and keeps the copy (not its own proposal).
+    cluster.restart(3);
+    expect(coreOf(n3.r).logView).toBe(0);
+    expect(coreOf(n3.r).journal.get(3)?.checksum).toBe(stamped.checksum);
+    expect(n3.r.marks().restore_unvouched).toBe(0);
+
+    // 1, 3 and 4 decide a view, take view 2's op 3 over view 0's, and commit new writes.
+    cluster.isolated.delete(1);
+    cluster.isolated.delete(4);
+    cluster.isolate(0);
+    cluster.isolate(2);
+    cluster.runUntil(() => {
+      const p = cluster.primary();
+      return p !== null && cluster.nodes[p]!.r.status.status === 'normal';
+    }, 5_000);
+    const primary = cluster.primary() as number;
+    expect(cluster.nodes[primary]!.r.marks().merge_stamp_resolved).toBeGreaterThan(0);
+    cluster.runUntil(() => cluster.nodes[primary]!.r.status.commitMin >= 3, 2_000); // caught up
+    expect(write(cluster, primary, 1, 9n).outcome).toBe('proposed');
+    cluster.runUntil(() => [1, 3, 4].every((i) => cluster.nodes[i]!.r.status.commitMin >= 4), 3_000);
+    expect(cluster.committed.get(3)).toBe(stamped.checksum);
+    expect(coreOf(cluster.nodes[1]!.r).journal.get(3)?.checksum).toBe(stamped.checksum);
+  });
+});

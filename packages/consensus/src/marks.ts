@@ -51,6 +51,8 @@ export const Mark = Object.freeze({
   MergeOlderViewAdopted: 'merge_older_view_adopted',
   /** No canonical header at the commit point: the header a sender's head chains down to there was taken. */
   MergeCommitPointFromHeadChain: 'merge_commit_point_from_head_chain',
+  /** Canonical senders disagreed at an op: the copy stamped above the canonical log view was taken. */
+  MergeStampResolved: 'merge_stamp_resolved',
 
   // --- Finishing a view (§5.6, §5.7).
   /** The primary-elect pulls a missing body from a DVC sender. */

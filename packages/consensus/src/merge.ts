@@ -18,6 +18,8 @@
  *      at the commit point with no canonical header, the merging replica's own applied entry, or
  *      else the header a DVC's head chains down to when that head's commit field reaches it, or
  *      else the one older-log_view header there on `olderViewCandidate`'s nack-quorum condition;
+ *      where canonical senders disagree, the copy stamped above the canonical log view
+ *      (`stampedAbove`);
  *   5. chain the canonical headers from op_head down to max(commit_max, 1) (an op with parent 0
  *      right above the commit point leaves the commit point's header out);
  *   6. "committed elsewhere": older-log_view headers at or below their sender's commit that the
@@ -53,7 +55,8 @@ export type MergePath =
   | 'log_end_unknown'
   | 'committed_elsewhere'
   | 'older_view_adopted'
-  | 'commit_point_from_head_chain';
+  | 'commit_point_from_head_chain'
+  | 'stamp_resolved';
 
 export interface MergeQuorums {
   readonly viewChange: number;
@@ -276,6 +279,31 @@ function headChainAt(dvcs: readonly DvcRecord[], op: Op): DvcEntry | null {
   return found;
 }
 
+/**
+ * Where canonical senders disagree at `op`: the copy with the highest stamp (the view of its last
+ * sender) when that stamp is above the canonical log view; else null. A copy stamped w is the op
+ * that view w's primary held at `op` (it stamps only from its own log), so it shows L_w[op], the
+ * log of view w there. No op was committed in a view above the canonical log view L (a commit in
+ * view y needs a quorum that made log view y durable, and this DVC quorum would meet it). An op
+ * committed in a view up to L is in the log of every later view, L_w included, so it is this
+ * copy. The other copies there were never committed, and taking this one is sound. It arises
+ * when a replica journaled a prepare of view w and crashed before its superblock named log view
+ * w: its DoViewChange shows the copy inside its older log view (a backup that adopted view w, or
+ * a restarted primary-elect's elect repair); with w's primary gone for good the conflict was
+ * waited on forever (scenario unvouched-restore.test.ts, the backup case).
+ */
+function stampedAbove(canonical: readonly DvcRecord[], op: Op, canonicalLogView: number): DvcEntry | null {
+  let found: DvcEntry | null = null;
+  for (const dvc of canonical) {
+    const e = entryAt(dvc, op);
+    if (e === null || e.blank || e.view <= canonicalLogView) continue;
+    if (found === null || e.view > found.view) found = e;
+    // One view has one log: two ops under one stamp break the model; leave it to the old rule.
+    else if (e.view === found.view && e.checksum !== found.checksum) return null;
+  }
+  return found;
+}
+
 export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: MergeQuorums, self: MergeSelf | null = null): MergeResult {
   if (dvcs.length < q.viewChange) return { kind: 'awaiting_quorum' };
   // Quorum intersection holds only among senders whose DVC can show every op they may have
@@ -374,6 +402,22 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
         continue;
       }
     }
+    const stamped = conflict ? stampedAbove(canonical, op, canonicalLogView) : null;
+    if (stamped !== null) {
+      const resolved = tally(dvcs, op, stamped, canonicalLogView, below);
+      if (resolved.nacks >= q.nack) {
+        if (op <= commitMax) return { kind: 'deadlocked', op };
+        paths.add('nack_truncation');
+        opHead = op - 1;
+        break;
+      }
+      if (resolved.copies > 0) {
+        adopted.set(op, stamped);
+        paths.add('stamp_resolved');
+        below = stamped.checksum;
+        continue;
+      }
+    }
     if (conflict || canon === null || copies === 0) {
       return dvcs.length < replicaCount ? { kind: 'awaiting_repair', op } : { kind: 'deadlocked', op };
     }
@@ -382,7 +426,9 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
 
   const headers: DvcEntry[] = [];
   for (let op = opHead; op >= low; op--) {
-    const found = canonicalAt(canonical, op) ?? adopted.get(op) ?? null;
+    const at = canonicalAt(canonical, op);
+    // A conflict the scan settled by stamp (`stampedAbove`) is in `adopted`.
+    const found = at === 'conflict' ? (adopted.get(op) ?? at) : (at ?? adopted.get(op) ?? null);
     const header = found === null && op === commitMax ? appliedHere(dvcs, op, self) : found;
     if (header === null && op === commitMax && op === low && (noValidHeader(dvcs, op) || appliedBy(self, op))) break;
     if (header === null || header === 'conflict') return { kind: 'deadlocked', op: opHead };

@@ -169,7 +169,8 @@ export function restore(c: Core, record: RestoreRecord): void {
  * joined the older log view's log in this replica's DoViewChange: a view-5 prepare at op 71 under
  * log view 4 broke the hash chain of the view-4 log the others held and the merge deadlocked for
  * good (seed 1057611 of 5). A backup that journaled such a view's new ops before its own
- * superblock landed keeps them and can still deadlock a merge that way (helper-49; open).
+ * superblock landed keeps them; the merge settles the conflict they cause by their stamp
+ * (merge.ts `stampedAbove`).
  *
  * Copies stamped by others (a restamped Prepare of a newer view, a repair) are kept: they may be
  * committed ops this replica acked before (helper-48's schedule: a refilled lost op was dropped,

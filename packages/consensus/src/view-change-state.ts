@@ -14,6 +14,11 @@ export interface DvcEntry {
   /** The prepare header's own `commit` field. */
   readonly commit: Op;
   readonly timestamp: bigint;
+  /**
+   * The prepare header's `view`: the stamp of this copy, the view whose primary last sent it (its
+   * log held the op then). 0 for a blank.
+   */
+  readonly view: number;
   readonly nack: boolean;
   readonly present: boolean;
   /** The 256 header bytes (a copy). */
@@ -76,6 +81,7 @@ export function suffixEntries(frame: Uint8Array): DvcEntry[] | string {
       parent: e.blank ? 0n : h.parent,
       commit: e.blank ? 0 : h.commitNumber,
       timestamp: e.blank ? 0n : h.timestamp,
+      view: e.blank ? 0 : h.view,
       nack: e.nack,
       present: e.present,
       header,

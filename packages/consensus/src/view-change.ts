@@ -134,6 +134,7 @@ const MERGE_MARKS: Readonly<Record<MergePath, Mark>> = {
   committed_elsewhere: Mark.MergeCommittedElsewhere,
   older_view_adopted: Mark.MergeOlderViewAdopted,
   commit_point_from_head_chain: Mark.MergeCommitPointFromHeadChain,
+  stamp_resolved: Mark.MergeStampResolved,
 };
 
 /** §5.5 on the primary-elect: merge the recorded DVCs; on Ready, park the log (§5.5 last para). */

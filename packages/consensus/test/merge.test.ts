@@ -13,15 +13,15 @@ function sum(op: number, tag: number): bigint {
 }
 
 /** A header at `op` on chain `tag` whose parent is on chain `parentTag`. */
-function h(op: number, tag = 1, parentTag = tag, flags: { present?: boolean; commit?: number } = {}): DvcEntry {
+function h(op: number, tag = 1, parentTag = tag, flags: { present?: boolean; commit?: number; view?: number } = {}): DvcEntry {
   return {
     op, blank: false, checksum: sum(op, tag), parent: op === 1 ? 0n : sum(op - 1, parentTag), commit: flags.commit ?? 0,
-    timestamp: BigInt(op), nack: false, present: flags.present ?? true, header: HEADER,
+    timestamp: BigInt(op), view: flags.view ?? 0, nack: false, present: flags.present ?? true, header: HEADER,
   };
 }
 
 function blank(op: number, nack: boolean): DvcEntry {
-  return { op, blank: true, checksum: 0n, parent: 0n, commit: 0, timestamp: 0n, nack, present: false, header: HEADER };
+  return { op, blank: true, checksum: 0n, parent: 0n, commit: 0, timestamp: 0n, view: 0, nack, present: false, header: HEADER };
 }
 
 /** A DVC whose suffix runs from `op` down to max(commit, 1), entries given head first. */
@@ -436,4 +436,20 @@ describe('merge (§5.5)', () => {
     const stale = dvc(1, 4, 80, 79, [h(80, 1, 2), blank(79, false)]);
     expect(merge([r2, stale], 3, q3)).toMatchObject({ kind: 'deadlocked' });
   });
+  it('canonical senders that disagree at an op: the copy stamped above the canonical log view is taken (the backup side of seed 1057611)', () => {
+    // n = 5, log view 0 everywhere. Replica 1 holds view 0's A3; replica 3 holds B3 (parent A2)
+    // stamped view 2, journaled before its log view 2 was durable; replica 4 ends at op 2.
+    const r1 = dvc(1, 0, 3, 2, [h(3), h(2)]);
+    const r3 = dvc(3, 0, 3, 2, [h(3, 2, 1, { view: 2 }), h(2)]);
+    const r4 = dvc(4, 0, 2, 2, [h(2)]);
+    const r = merge([r1, r3, r4], 5, q5);
+    expect(r).toMatchObject({ kind: 'ready', opHead: 3 });
+    if (r.kind !== 'ready') return;
+    expect(r.headers.map((x) => x.checksum)).toEqual([sum(3, 2), sum(2, 1)]);
+    expect(r.paths).toContain('stamp_resolved');
+    // The same conflict with both stamps at or below the canonical log view is still waited on.
+    const atLogView = merge([r1, dvc(3, 0, 3, 2, [h(3, 2, 1), h(2)]), r4], 5, q5);
+    expect(atLogView).toEqual({ kind: 'awaiting_repair', op: 3 });
+  });
+
 });

@@ -162,7 +162,7 @@ describe('rare paths (coverage marks)', () => {
     c1.status = 'view_change';
     const header = new Uint8Array(256);
     const entry = (blank: boolean): DvcEntry => ({
-      op: 1, blank, checksum: blank ? 0n : 1001n, parent: 0n, commit: 0, timestamp: 1n, nack: false, present: false, header,
+      op: 1, blank, checksum: blank ? 0n : 1001n, parent: 0n, commit: 0, timestamp: 1n, view: 0, nack: false, present: false, header,
     });
     const votes: DvcRecord[] = [
       { replica: 0, logView: 0, op: 1, commit: 0, entries: [entry(true)] }, // a lost tail: blank, no nack
@@ -193,9 +193,9 @@ describe('rare paths (coverage marks)', () => {
     c1.status = 'view_change';
     const header = new Uint8Array(256);
     const lostTail = (replica: number): DvcRecord => {
-      const entries: DvcEntry[] = [{ op: 45, blank: true, checksum: 0n, parent: 0n, commit: 0, timestamp: 0n, nack: false, present: false, header }];
+      const entries: DvcEntry[] = [{ op: 45, blank: true, checksum: 0n, parent: 0n, commit: 0, timestamp: 0n, view: 0, nack: false, present: false, header }];
       for (let op = 44; op >= 1; op--) {
-        entries.push({ op, blank: false, checksum: BigInt(op * 1000 + 1), parent: op === 1 ? 0n : BigInt((op - 1) * 1000 + 1), commit: Math.max(0, op - 32), timestamp: BigInt(op), nack: false, present: true, header });
+        entries.push({ op, blank: false, checksum: BigInt(op * 1000 + 1), parent: op === 1 ? 0n : BigInt((op - 1) * 1000 + 1), commit: Math.max(0, op - 32), timestamp: BigInt(op), view: 0, nack: false, present: true, header });
       }
       return { replica, logView: 0, op: 45, commit: 0, entries };
     };
