@@ -21,6 +21,7 @@ export { Pipeline, type PipelineEntry, type QueuedRequest } from './pipeline.js'
 export { Journal, type JournalEntry } from './journal.js';
 export { merge, type MergeResult, type MergeQuorums, type MergePath } from './merge.js';
 export type { DvcEntry, DvcRecord } from './view-change-state.js';
+export { dvcRecordFromFrame } from './view-change-state.js';
 export {
   metadataPlane, partitionPlane, asView, asReplica, asOp, METADATA_GROUP_ID, REPLICAS_MAX, SUFFIX_MAX, PREPARE_QUEUE_DEPTH_MAX,
   type Op, type View, type ReplicaIndex, type ClientToken, type Status, type TransferStage, type Plane,

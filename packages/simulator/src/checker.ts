@@ -14,6 +14,8 @@
  *   partitions         acknowledged batches occupy disjoint offset ranges; each stays readable,
  *                      byte for byte, on every replica that has caught up
  *   recovery           every journal entry a restarted replica recovered verifies
+ *
+ * (ack-oracle.ts: no DoViewChange nacks an op its sender acknowledged with the committed checksum.)
  */
 import { type Replica } from '@shoal/consensus';
 import { validateHeader } from '@shoal/protocol';
@@ -129,6 +131,11 @@ export class Checker {
       this.fail(`replica ${node}: metadata op ${op.op} applied as (operation ${op.operation}, client ${op.client}, request ${op.request}, code ${op.code}), `
         + `elsewhere as (operation ${entry.appliedOperation}, client ${entry.client}, request ${entry.request}, code ${entry.code})`);
     }
+  }
+
+  /** The committed checksum of `op` in `group` (a history key), or null when none committed it yet. */
+  committedChecksum(group: bigint, op: number): bigint | null {
+    return this.#canonical.get(group)?.get(op)?.checksum ?? null;
   }
 
   #entry(group: bigint, op: number): CanonicalOp {

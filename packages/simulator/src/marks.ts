@@ -47,6 +47,7 @@ const SIMULATOR_MARKS: readonly MarkInfo[] = [
   { name: 'phase.degraded_liveness', what: 'f replicas permanently down: the rest made progress and converged' },
   { name: 'phase.degraded_then_restored', what: 'the f downed replicas came back after the degraded phase and caught up' },
   { name: 'check.consumer_offsets', what: 'acknowledged consumer-offset writes were checked against every replica' },
+  { name: 'check.dvc_acks', what: 'DoViewChanges were checked against the ops their senders acknowledged (ack-oracle.ts)' },
   { name: 'check.liveness_beyond_budget', what: 'a run stuck while more replicas than the loss budget were lossy: convergence not owed' },
   { name: 'workload.groups_64', what: 'a run with at least 64 partition groups' },
 ];

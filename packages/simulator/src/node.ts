@@ -226,6 +226,13 @@ export class SimNode {
    * the ops above the recorded frontier are renumbered at boot (one per surviving batch;
    * docs/internals-driver.md), so only its data, not its op numbering, carries across boots.
    */
+  /** The checker's key of the history of `group` as this node holds it now; null when not open here. */
+  historyKey(group: bigint): bigint | null {
+    if (group === METADATA_GROUP_ID) return group;
+    const entry = this.partitions.get(group);
+    return entry === undefined ? null : this.key(group, entry.createdRevision);
+  }
+
   key(group: bigint, createdRevision: bigint): bigint {
     if (group === METADATA_GROUP_ID) return group;
     const epoch = this.#env.replicaCount === 1 ? BigInt(this.boots) : 0n;

@@ -21,11 +21,12 @@
  *                  the model, every acked batch readable on every live replica, consumer offsets
  *                  (offsets.ts)
  */
-import { METADATA_GROUP_ID, type Completion, type ReplicaRole } from '@shoal/consensus';
-import { packPartitionGroup, unpackPartitionGroup } from '@shoal/protocol';
+import { METADATA_GROUP_ID, dvcRecordFromFrame, type Completion, type ReplicaRole } from '@shoal/consensus';
+import { Command, DoViewChangeHeaderView, HEADER_SIZE, OFFSET_COMMAND, PrepareOkHeaderView, packPartitionGroup, unpackPartitionGroup } from '@shoal/protocol';
 import type { AppliedOp, InstalledSnapshot } from '@shoal/replica';
 import { type Prng, equalBytes } from '@shoal/stdx';
 import { NO_FAULTS, SimDisk } from '@shoal/storage';
+import { AckOracle } from './ack-oracle.js';
 import { Checker, SafetyViolation } from './checker.js';
 import { type AckRecord, SimClient } from './client.js';
 import { type CrashKind, Faults, LONG_PARTITION_TICKS, missesAckedIn } from './faults.js';
@@ -85,12 +86,16 @@ export interface SimulationHooks {
 /** A liveness timeout while more replicas than the loss budget allows are lossy: not a failure. */
 class BeyondLossBudget extends Error {}
 
+const prepareOkView = new PrepareOkHeaderView();
+const doViewChangeView = new DoViewChangeHeaderView();
+
 export class Simulation {
   readonly options: SimulationOptions;
   readonly nodes: SimNode[] = [];
   readonly clients: SimClient[] = [];
   readonly network: Network;
   readonly checker: Checker;
+  readonly ackOracle: AckOracle;
   readonly offsets = new OffsetChecker();
   readonly trace = new TraceHash();
   readonly marks = new Marks();
@@ -122,6 +127,7 @@ export class Simulation {
     const n = options.replicas;
     this.network = new Network(n, options.clients, stream(seed, Salt.network), options.network);
     this.checker = new Checker(n);
+    this.ackOracle = new AckOracle(n);
     if (hooks.forgeCommit !== undefined) this.checker.forgeCommit = hooks.forgeCommit;
     this.#latency = Array.from({ length: n }, (_, i) => stream(seed, Salt.clock, i + 1000));
     this.#viewChangeSince = Array.from({ length: n }, () => new Map());
@@ -135,7 +141,10 @@ export class Simulation {
       messagesRequiredToSave: options.messagesRequiredToSave,
       partitionPipelineDepth: options.partitionPipelineDepth,
       now: (): number => this.#tick,
-      send: (from: number, to: number, frame: Uint8Array): void => this.network.send(from, to, frame, this.#tick),
+      send: (from: number, to: number, frame: Uint8Array): void => {
+        if (to < n) this.#observeReplicaFrame(from, frame);
+        this.network.send(from, to, frame, this.#tick);
+      },
       linked: (from: number, to: number): boolean => this.network.linked(from, to),
       committed: (node: number, group: bigint, op: number, operation: number, checksum: bigint | null): void => {
         this.checker.committed(node, group, op, operation, checksum);
@@ -500,6 +509,9 @@ export class Simulation {
 
   #finalChecks(): void {
     this.checker.checkMetadataAcks();
+    const nacked = this.ackOracle.check((key, op) => this.checker.committedChecksum(key, op));
+    if (nacked !== null) this.checker.fail(nacked);
+    if (this.ackOracle.votesWithAcks > 0) this.marks.hit('check.dvc_acks');
     for (const node of this.#live()) {
       const m = node.metadata as NonNullable<typeof node.metadata>;
       this.checker.checkState(node.index, m.state, m.status.commitMin);
@@ -508,6 +520,24 @@ export class Simulation {
     this.#checkOffsets();
     if (this.#maxGroups >= 64) this.marks.hit('workload.groups_64');
     for (const node of this.nodes) if (node.disk.faultLog.some((f) => f.kind === 'read_bit_flip')) this.marks.hit('fault.disk_read_fault');
+  }
+
+  /** What a replica sends another, as the ack oracle sees it (ack-oracle.ts). */
+  #observeReplicaFrame(from: number, frame: Uint8Array): void {
+    if (frame.length < HEADER_SIZE) return;
+    const command = frame[OFFSET_COMMAND];
+    if (command !== Command.PrepareOk && command !== Command.DoViewChange) return;
+    const node = this.nodes[from] as SimNode;
+    if (command === Command.PrepareOk) {
+      const h = prepareOkView.bind(frame, 0);
+      const key = node.historyKey(h.group);
+      if (key !== null) this.ackOracle.acked(from, key, h.opNumber, h.prepareChecksum);
+      return;
+    }
+    const h = doViewChangeView.bind(frame, 0);
+    const key = node.historyKey(h.group);
+    const record = dvcRecordFromFrame(frame);
+    if (key !== null && typeof record !== 'string') this.ackOracle.voted(from, key, h.view, record);
   }
 
   /** Consumer offsets: the committed log (durable, monotone), then every live replica's table. */
