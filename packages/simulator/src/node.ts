@@ -226,17 +226,17 @@ export class SimNode {
    * the ops above the recorded frontier are renumbered at boot (one per surviving batch;
    * docs/internals-driver.md), so only its data, not its op numbering, carries across boots.
    */
+  key(group: bigint, createdRevision: bigint): bigint {
+    if (group === METADATA_GROUP_ID) return group;
+    const epoch = this.#env.replicaCount === 1 ? BigInt(this.boots) : 0n;
+    return group | (createdRevision << 64n) | (epoch << 128n);
+  }
+
   /** The checker's key of the history of `group` as this node holds it now; null when not open here. */
   historyKey(group: bigint): bigint | null {
     if (group === METADATA_GROUP_ID) return group;
     const entry = this.partitions.get(group);
     return entry === undefined ? null : this.key(group, entry.createdRevision);
-  }
-
-  key(group: bigint, createdRevision: bigint): bigint {
-    if (group === METADATA_GROUP_ID) return group;
-    const epoch = this.#env.replicaCount === 1 ? BigInt(this.boots) : 0n;
-    return group | (createdRevision << 64n) | (epoch << 128n);
   }
 
   #hooks(group: bigint, createdRevision = 0n, driver: { current: PartitionDriver | null } = { current: null }) {

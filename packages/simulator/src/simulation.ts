@@ -231,6 +231,9 @@ export class Simulation {
         // the loss budget"), and the end-state checks assume a converged cluster.
         this.marks.hit('check.liveness_beyond_budget');
         this.timeline?.phase(this.#tick, `stuck beyond the loss budget: ${error.message}`);
+        // The votes are judged all the same: a nacked acknowledged op is a safety matter.
+        const nacked = this.#judgeVotes();
+        if (nacked !== null) this.#failure = `tick ${this.#tick}: ${nacked}`;
         return this.#result();
       }
       if (!(error instanceof SafetyViolation) && !(error instanceof Error)) throw error;
@@ -509,9 +512,8 @@ export class Simulation {
 
   #finalChecks(): void {
     this.checker.checkMetadataAcks();
-    const nacked = this.ackOracle.check((key, op) => this.checker.committedChecksum(key, op));
+    const nacked = this.#judgeVotes();
     if (nacked !== null) this.checker.fail(nacked);
-    if (this.ackOracle.votesWithAcks > 0) this.marks.hit('check.dvc_acks');
     for (const node of this.#live()) {
       const m = node.metadata as NonNullable<typeof node.metadata>;
       this.checker.checkState(node.index, m.state, m.status.commitMin);
@@ -520,6 +522,12 @@ export class Simulation {
     this.#checkOffsets();
     if (this.#maxGroups >= 64) this.marks.hit('workload.groups_64');
     for (const node of this.nodes) if (node.disk.faultLog.some((f) => f.kind === 'read_bit_flip')) this.marks.hit('fault.disk_read_fault');
+  }
+
+  /** The ack oracle's verdict on every DoViewChange sent (ack-oracle.ts): a violation, or null. */
+  #judgeVotes(): string | null {
+    if (this.ackOracle.votesWithAcks > 0) this.marks.hit('check.dvc_acks');
+    return this.ackOracle.check((key, op) => this.checker.committedChecksum(key, op));
   }
 
   /** What a replica sends another, as the ack oracle sees it (ack-oracle.ts). */
