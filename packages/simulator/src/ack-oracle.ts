@@ -1,20 +1,28 @@
 /**
  * The ack oracle: a replica never nacks, in a DoViewChange, an op it acknowledged whose
- * acknowledged copy is the committed one (issue 12's "no restarted replica nacks what it
- * acknowledged"). The committed-prefix checker sees a loss only once a later view commits other
- * contents at that op; this sees the vote that makes the loss possible, whatever the merge then
- * does with it (a DoViewChange that nacked a committed op c51cc79 dropped at boot ran in 37 seeds
- * of a sweep without a failure).
+ * acknowledged copy was committed before that DoViewChange's view (issue 12's "no restarted
+ * replica nacks what it acknowledged"). The committed-prefix checker sees a loss only once a later
+ * view commits other contents at that op; this sees the vote that makes the loss possible,
+ * whatever the merge then does with it (c51cc79's boot rule, which dropped acked ops, ran in 39
+ * seeds of a sweep without a failure).
  *
- *   acked   every PrepareOk a replica sends: (group history, op, prepare checksum), for all time
- *           (crashes do not erase what the replica promised)
- *   voted   every DoViewChange it sends: the ops above its commit point it nacks, explicitly (the
- *           nack bit) or by omission (its log ends below, when it knows where its log ends: not
- *           a blank head without a nack bit, which is how a blind vote or a lost tail says so)
+ *   acked      every PrepareOk a replica sends before the op is committed anywhere: (group
+ *              history, op, prepare checksum), for all time (crashes do not erase what the
+ *              replica promised)
+ *   voted      every DoViewChange it sends: the ops above its commit point it nacks, explicitly
+ *              (the nack bit) or by omission (its log ends below, when it knows where its log
+ *              ends: not a blank head without a nack bit, which is how a blind vote or a lost
+ *              tail says so)
+ *   committed  every commit event, with the committing replica's view then
  *
- * A nacked op whose copy this replica acked is a suspect; a suspect whose acked copy is the
- * committed op is a violation. Suspects wait for the final checks, because an op can commit after
- * the vote.
+ * A nacked op whose copy this replica acked is a suspect. A suspect is a violation when that copy
+ * was committed by a replica in a view below the vote's view: its commit quorum formed in a view
+ * at or below that one, so the vote's merge had to keep it, and an acker's nack counts against
+ * it. Not when it is first seen committed in the vote's view or later: a nack of an op that a
+ * merge had proved uncommitted is sound even if a later view commits the same op again (seed
+ * 1006789 of 5: a primary-elect truncated its acked op 24 on a nack quorum, its view change
+ * failed, it nacked 24 in the next view, and that view committed 24 from another copy). Suspects
+ * wait for the final checks, because the commit can be seen after the vote.
  */
 import { METADATA_GROUP_ID, type DvcRecord } from '@shoal/consensus';
 
@@ -28,13 +36,12 @@ export interface Suspect {
   readonly how: 'nack bit' | 'log ends below';
 }
 
-/** The committed checksum of `op` in the group history `key`, or null when nothing committed it yet. */
-export type CommittedLookup = (key: bigint, op: number) => bigint | null;
-
 export class AckOracle {
   /** Per node, per group history: op → every prepare checksum the node acked there. */
   readonly #acked: Map<bigint, Map<number, bigint[]>>[];
   readonly #suspects: Suspect[] = [];
+  /** Per group history: op → the committed checksum and the lowest view a replica committed it in. */
+  readonly #commits = new Map<bigint, Map<number, { checksum: bigint; view: number | null }>>();
   /** Retransmitted DoViewChanges repeat their suspects: each is kept once. */
   readonly #seen = new Set<string>();
   /** DoViewChanges examined with at least one acked op above their commit point (coverage). */
@@ -45,6 +52,12 @@ export class AckOracle {
   }
 
   acked(node: number, key: bigint, op: number, checksum: bigint): void {
+    // An ack sent once the op is committed somewhere was no part of its commit quorum (the primary
+    // commits in the step its quorum's acks arrive), and a nack by a replica outside every commit
+    // quorum cannot make a nack quorum with the others (n − quorum < the nack quorum): seed
+    // 1003520 of 3, a lagging backup acked a retransmit of committed op 130 after repairing it,
+    // then voted with its log head at the hole below.
+    if (this.#commits.get(key)?.has(op) === true) return;
     const byKey = this.#acked[node] as Map<bigint, Map<number, bigint[]>>;
     let ops = byKey.get(key);
     if (ops === undefined) byKey.set(key, (ops = new Map()));
@@ -80,12 +93,22 @@ export class AckOracle {
     if (examined) this.votesWithAcks++;
   }
 
-  /** The first suspect whose acked copy is the committed op, as a message; else null. */
-  check(committed: CommittedLookup): string | null {
+  /** A replica committed `op` with `checksum` while in `view` (null: not known, a boot's replay). */
+  committed(key: bigint, op: number, checksum: bigint, view: number | null): void {
+    let ops = this.#commits.get(key);
+    if (ops === undefined) this.#commits.set(key, (ops = new Map()));
+    const seen = ops.get(op);
+    if (seen === undefined) ops.set(op, { checksum, view });
+    else if (view !== null && (seen.view === null || view < seen.view)) seen.view = view;
+  }
+
+  /** The first suspect whose acked copy was committed in a view below its vote's, as a message; else null. */
+  check(): string | null {
     for (const s of this.#suspects) {
-      if (committed(s.key, s.op) !== s.checksum) continue;
+      const c = this.#commits.get(s.key)?.get(s.op);
+      if (c === undefined || c.checksum !== s.checksum || c.view === null || c.view >= s.view) continue;
       const group = s.key === METADATA_GROUP_ID ? 'metadata' : `group ${s.key.toString(16)}`;
-      return `replica ${s.node} ${group}: its DoViewChange in view ${s.view} nacked op ${s.op} (${s.how}), which it had acknowledged with the committed checksum ${s.checksum.toString(16)}`;
+      return `replica ${s.node} ${group}: its DoViewChange in view ${s.view} nacked op ${s.op} (${s.how}), which it had acknowledged with the checksum committed there in view ${c.view}`;
     }
     return null;
   }

@@ -133,11 +133,6 @@ export class Checker {
     }
   }
 
-  /** The committed checksum of `op` in `group` (a history key), or null when none committed it yet. */
-  committedChecksum(group: bigint, op: number): bigint | null {
-    return this.#canonical.get(group)?.get(op)?.checksum ?? null;
-  }
-
   #entry(group: bigint, op: number): CanonicalOp {
     let log = this.#canonical.get(group);
     if (log === undefined) {

@@ -9,7 +9,7 @@ export { SimNode, type NodeEnv } from './node.js';
 export { NodeGateway, type NodeGatewayPorts } from './node-gateway.js';
 export { SimClient, type AckRecord, type ClientEnv } from './client.js';
 export { Checker, SafetyViolation, summarise } from './checker.js';
-export { AckOracle, type CommittedLookup, type Suspect } from './ack-oracle.js';
+export { AckOracle, type Suspect } from './ack-oracle.js';
 export { ShadowModel, type Prediction } from './shadow.js';
 export { TraceHash } from './trace.js';
 export { stream, mix64, Salt, exponential } from './random.js';

@@ -29,7 +29,8 @@ export interface NodeEnv {
   /** The host's view of its replica link to `to` (the runtime: the status table's link owner). */
   linked(from: number, to: number): boolean;
   /** Checker and trace hooks. */
-  committed(node: number, group: bigint, op: number, operation: number, checksum: bigint | null): void;
+  /** `view`: the committing replica's view then (null when its replica is not built yet: a boot's replay). */
+  committed(node: number, group: bigint, op: number, operation: number, checksum: bigint | null, view: number | null): void;
   applied(node: number, op: AppliedOp): void;
   installed(node: number, snapshot: InstalledSnapshot): void;
   fatal(node: number, group: bigint, reason: string, detail: string): void;
@@ -246,7 +247,8 @@ export class SimNode {
       fatal: (reason: string, detail: string): void => env.fatal(this.index, group, reason, detail),
       committed: (op: number, operation: number, checksum: bigint | null): void => {
         env.trace(1, op, operation);
-        env.committed(this.index, key, op, operation, checksum);
+        const replica = group === METADATA_GROUP_ID ? (this.metadata?.replica ?? null) : (driver.current?.replica ?? null);
+        env.committed(this.index, key, op, operation, checksum, replica?.role.view ?? null);
         if (operation === Operation.StoreConsumerOffset || operation === Operation.DeleteConsumerOffset) {
           const frame = driver.current?.replica.journalFrame(op) ?? null;
           if (frame !== null) env.offsetCommitted(this.index, key, group, op, operation, frame.subarray(256));

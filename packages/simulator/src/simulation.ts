@@ -146,8 +146,9 @@ export class Simulation {
         this.network.send(from, to, frame, this.#tick);
       },
       linked: (from: number, to: number): boolean => this.network.linked(from, to),
-      committed: (node: number, group: bigint, op: number, operation: number, checksum: bigint | null): void => {
+      committed: (node: number, group: bigint, op: number, operation: number, checksum: bigint | null, view: number | null): void => {
         this.checker.committed(node, group, op, operation, checksum);
+        if (checksum !== null) this.ackOracle.committed(group, op, checksum, view);
         this.timeline?.commit(this.#tick, node, group === METADATA_GROUP_ID);
       },
       applied: (node: number, op: AppliedOp): void => {
@@ -527,7 +528,7 @@ export class Simulation {
   /** The ack oracle's verdict on every DoViewChange sent (ack-oracle.ts): a violation, or null. */
   #judgeVotes(): string | null {
     if (this.ackOracle.votesWithAcks > 0) this.marks.hit('check.dvc_acks');
-    return this.ackOracle.check((key, op) => this.checker.committedChecksum(key, op));
+    return this.ackOracle.check();
   }
 
   /** What a replica sends another, as the ack oracle sees it (ack-oracle.ts). */

@@ -29,42 +29,67 @@ function oracleWithAck(op = 5, checksum = X): AckOracle {
   return oracle;
 }
 
-const committedAs = (checksum: bigint | null) => (key: bigint, op: number): bigint | null => (key === KEY && op === 5 ? checksum : null);
+/** The oracle's verdict once op 5 of KEY was committed with `checksum` by a replica in `view`. */
+function verdict(oracle: AckOracle, checksum: bigint, view: number): string | null {
+  oracle.committed(KEY, 5, checksum, view);
+  return oracle.check();
+}
 
 describe('ack oracle', () => {
-  it('a log that ends below an acked op is a nack of it: a violation once that copy is committed', () => {
+  it('a log that ends below an acked op nacks it: a violation when that copy was committed in an older view', () => {
     const oracle = oracleWithAck();
     oracle.voted(1, KEY, 2, vote(4, 3, [entry(4)]));
-    expect(oracle.check(committedAs(X))).toMatch(/replica 1 group 7: its DoViewChange in view 2 nacked op 5 \(log ends below\)/);
-    expect(oracle.check(committedAs(Y))).toBeNull(); // another op committed there: the ack was of a dead branch
-    expect(oracle.check(committedAs(null))).toBeNull();
+    expect(oracle.check()).toBeNull(); // not committed (yet)
+    expect(verdict(oracle, X, 1)).toMatch(/replica 1 group 7: its DoViewChange in view 2 nacked op 5 \(log ends below\), which it had acknowledged with the checksum committed there in view 1/);
     expect(oracle.votesWithAcks).toBe(1);
+  });
+
+  it('not when another op was committed there, nor when the op is first seen committed in the vote\'s view or later', () => {
+    const other = oracleWithAck();
+    other.voted(1, KEY, 2, vote(4, 3, [entry(4)]));
+    expect(verdict(other, Y, 1)).toBeNull(); // the ack was of a dead branch
+    const later = oracleWithAck();
+    later.voted(1, KEY, 2, vote(4, 3, [entry(4)]));
+    expect(verdict(later, X, 2)).toBeNull(); // seed 1006789 of 5: a merge proved it uncommitted, view 2 committed it again
+    later.committed(KEY, 5, X, null); // a replay's commit says nothing of the view
+    expect(later.check()).toBeNull();
+    later.committed(KEY, 5, X, 0); // but another replica had committed it in view 0
+    expect(later.check()).toMatch(/committed there in view 0/);
   });
 
   it('an explicit nack bit counts; a blank without one, a log end it does not know and ops at its commit point do not', () => {
     const bit = oracleWithAck();
     bit.voted(1, KEY, 2, vote(6, 3, [entry(6), entry(5, { blank: true, nack: true }), entry(4)]));
-    expect(bit.check(committedAs(X))).toMatch(/nacked op 5 \(nack bit\)/);
+    expect(verdict(bit, X, 0)).toMatch(/nacked op 5 \(nack bit\)/);
 
     const faulty = oracleWithAck();
     faulty.voted(1, KEY, 2, vote(6, 3, [entry(6), entry(5, { blank: true }), entry(4)]));
-    expect(faulty.check(committedAs(X))).toBeNull();
+    expect(verdict(faulty, X, 0)).toBeNull();
 
     const blind = oracleWithAck();
     blind.voted(1, KEY, 2, vote(4, 3, [entry(4, { blank: true })])); // log end unknown: no nack by omission
-    expect(blind.check(committedAs(X))).toBeNull();
+    expect(verdict(blind, X, 0)).toBeNull();
 
     const below = oracleWithAck();
     below.voted(1, KEY, 2, vote(6, 5, [entry(6)])); // op 5 is at its commit point
-    expect(below.check(committedAs(X))).toBeNull();
+    expect(verdict(below, X, 0)).toBeNull();
     expect(below.votesWithAcks).toBe(0);
+  });
+
+  it('an ack sent after the op was committed somewhere is not counted (it was in no commit quorum)', () => {
+    const oracle = new AckOracle(3);
+    oracle.committed(KEY, 5, X, 0);
+    oracle.acked(1, KEY, 5, X);
+    oracle.voted(1, KEY, 2, vote(4, 3, [entry(4)]));
+    expect(oracle.check()).toBeNull();
+    expect(oracle.votesWithAcks).toBe(0);
   });
 
   it('only the sender\'s own acks and only the same group history count', () => {
     const oracle = oracleWithAck();
     oracle.voted(2, KEY, 2, vote(4, 3, [entry(4)]));
     oracle.voted(1, KEY + 1n, 2, vote(4, 3, [entry(4)]));
-    expect(oracle.check(committedAs(X))).toBeNull();
+    expect(verdict(oracle, X, 0)).toBeNull();
   });
 
   it('a real run feeds it every PrepareOk and DoViewChange: some vote had acked ops above its commit point', () => {
@@ -76,14 +101,15 @@ describe('ack oracle', () => {
   it('the final checks fail a seed whose vote nacked a committed op its sender acked', () => {
     const sim = new Simulation(calmOptions(45, 3, { safetyTicks: 600 }), {
       beforeFinalChecks: (s: Simulation): void => {
-        const committed = s.checker.committedChecksum(METADATA_GROUP_ID, 2) as bigint;
-        expect(committed).not.toBeNull();
-        s.ackOracle.acked(0, METADATA_GROUP_ID, 2, committed);
-        s.ackOracle.voted(0, METADATA_GROUP_ID, 9, vote(1, 1, [entry(1)]));
+        // A forged history: replica 0 acked op 9,000 (far above anything this run commits), voted
+        // in view 9 with its log ending below it, and the op was committed in view 0.
+        s.ackOracle.acked(0, METADATA_GROUP_ID, 9_000, X);
+        s.ackOracle.voted(0, METADATA_GROUP_ID, 9, vote(8_999, 8_998, [entry(8_999)]));
+        s.ackOracle.committed(METADATA_GROUP_ID, 9_000, X, 0);
       },
     });
     const result = sim.run();
     expect(result.ok).toBe(false);
-    expect(result.failure).toMatch(/replica 0 metadata: its DoViewChange in view 9 nacked op 2 \(log ends below\)/);
+    expect(result.failure).toMatch(/replica 0 metadata: its DoViewChange in view 9 nacked op 9000 \(log ends below\), which it had acknowledged with the checksum committed there in view 0/);
   });
 });
