@@ -75,4 +75,35 @@ describe('metadata WAL damage outlives a rewrite', () => {
     expect(read.ok && read.value).toBeNull(); // the rewrite dropped the corrupt record
     expect(coreOf(second.replica).journal.faulty.has(target)).toBe(true);
   });
+
+  // Seed 1013767 of 5: the last record is the one a torn-tail truncation deletes. Damage that a
+  // re-read still shows, on a record whose header verified, may be an acknowledged prepare: it is
+  // faulty (never nacked), and the truncation does not erase that (journal.faulty).
+  it('a damaged last record is truncated as a torn tail but stays faulty, also after the next boot', () => {
+    const h = metadataHarness(3);
+    h.tick(5);
+    const epoch = login(h, 0, 42n);
+    for (let r = 1; r <= 3; r++) createStream(h, 42n, epoch, r);
+    h.tick(20);
+    const head = h.driver(2).status.op;
+    const frame = h.driver(2).journal.read(head);
+    if (!frame.ok || frame.value === null) throw new Error(`no op ${head} on replica 2`);
+
+    h.crash(2);
+    const disk = h.disks[2]!.inner;
+    const fd = disk.open(WAL, 'read');
+    const wal = new Uint8Array(disk.stat(WAL)!.size);
+    disk.read(fd, wal, 0, wal.length, 0);
+    disk.close(fd);
+    const at = positionOf(wal, frame.value);
+    expect(at + frame.value.length).toBe(wal.length); // the last record
+    disk.corruptAtRest(WAL, at + frame.value.length - 1); // in its body: the header still verifies
+
+    const first = h.boot(2);
+    expect(first.journal.read(head).ok && first.journal.read(head).value).toBeNull(); // truncated
+    expect(coreOf(first.replica).journal.faulty.has(head)).toBe(true);
+    h.crash(2);
+    const second = h.boot(2);
+    expect(coreOf(second.replica).journal.faulty.has(head)).toBe(true);
+  });
 });

@@ -179,6 +179,33 @@ describe('MetadataJournal.recover on disk', () => {
     expect(recovered(openJournal(disk)).faulty).toEqual([]);
   });
 
+  // Seed 1013767 of 5 (found by the simulator's ack oracle): one flipped bit on the boot read of
+  // the last record made a durable, acknowledged prepare look torn, and the truncation deleted it.
+  it('a faulty read of the last record is read again: nothing is truncated and nothing is faulty', () => {
+    const { disk, frames } = walWith(5);
+    const lastStart = frames.slice(0, 4).reduce((n, f) => n + f.length, 0);
+    disk.flipOnRead('/m/journal.wal', lastStart + 300, 0x10);
+    const r = recovered(openJournal(disk));
+    expect(disk.faultLog.map((f) => f.kind)).toEqual(['read_bit_flip']);
+    expect(r.headOp).toBe(5);
+    expect(r.faulty).toEqual([]);
+    expect(r.truncatedBytes).toBe(0);
+  });
+
+  it('damage every read shows on the last record is a torn tail that names its op when its header verified', () => {
+    const { disk, frames } = walWith(5);
+    const lastStart = frames.slice(0, 4).reduce((n, f) => n + f.length, 0);
+    disk.corruptAtRest('/m/journal.wal', lastStart + 300); // body: the header identity still verifies
+    const r = recovered(openJournal(disk));
+    expect(r.headOp).toBe(4);
+    expect(r.faulty).toEqual([{ kind: 'torn', op: 5, offset: lastStart, reason: 'body_checksum_mismatch' }]);
+    const { disk: d2, frames: f2 } = walWith(5, 7);
+    const start2 = f2.slice(0, 4).reduce((n, f) => n + f.length, 0);
+    d2.corruptAtRest('/m/journal.wal', start2 + 40); // header: its op field is not trusted
+    const r2 = recovered(openJournal(d2));
+    expect(r2.faulty).toEqual([{ kind: 'torn', offset: start2, reason: 'identity_mismatch' }]);
+  });
+
   it('refuses boot on interior corruption (refuse mode) and reports a faulty slot (repair mode)', () => {
     const { disk, frames } = walWith(5);
     disk.corruptAtRest('/m/journal.wal', (frames[0] as Uint8Array).length + 270);
