@@ -25,6 +25,7 @@
  *   6. "committed elsewhere": older-log_view headers at or below their sender's commit that the
  *      header list does not cover, kept only when chained to the header above them.
  */
+import { assert } from '@shoal/stdx';
 import { SUFFIX_MAX } from './types.js';
 import type { Op } from './types.js';
 import type { DvcEntry, DvcRecord } from './view-change-state.js';
@@ -281,16 +282,20 @@ function headChainAt(dvcs: readonly DvcRecord[], op: Op): DvcEntry | null {
 
 /**
  * Where canonical senders disagree at `op`: the copy with the highest stamp (the view of its last
- * sender) when that stamp is above the canonical log view; else null. A copy stamped w is the op
- * that view w's primary held at `op` (it stamps only from its own log), so it shows L_w[op], the
- * log of view w there. No op was committed in a view above the canonical log view L (a commit in
- * view y needs a quorum that made log view y durable, and this DVC quorum would meet it). An op
- * committed in a view up to L is in the log of every later view, L_w included, so it is this
- * copy. The other copies there were never committed, and taking this one is sound. It arises
- * when a replica journaled a prepare of view w and crashed before its superblock named log view
- * w: its DoViewChange shows the copy inside its older log view (a backup that adopted view w, or
- * a restarted primary-elect's elect repair); with w's primary gone for good the conflict was
- * waited on forever (scenario unvouched-restore.test.ts, the backup case).
+ * sender) when that stamp is above the canonical log view L; else null. Why it is the only op
+ * that can be committed there:
+ *   - no op was committed in a view above L: a commit in view y needs a quorum that made log view
+ *     y durable, and this DVC quorum would meet it;
+ *   - a copy stamped w that a replica holds left w's primary by a gated send (a Prepare, a
+ *     retransmit, a chain forward of one; a repair reply keeps the server's stamp), so that
+ *     primary had made (w, w) durable first: view w had started from a merge, whose log holds
+ *     every op committed in a view up to L. A log of view w that never got that far (a
+ *     primary-elect that counted its own DoViewChange, proposed and crashed) sends nothing, and
+ *     boot drops its own proposals (restore.ts `unvouchedFromOp`);
+ * so this copy is the op view w's log holds at `op`, and any op committed there is it. It arises
+ * when a backup journaled a prepare of view w and crashed before its superblock named log view
+ * w: its DoViewChange shows the copy inside its older log view; with w's primary gone for good
+ * the conflict was waited on forever (scenario unvouched-restore.test.ts, the backup case).
  */
 function stampedAbove(canonical: readonly DvcRecord[], op: Op, canonicalLogView: number): DvcEntry | null {
   let found: DvcEntry | null = null;
@@ -412,6 +417,9 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
         break;
       }
       if (resolved.copies > 0) {
+        // What this replica applied is committed: a stamped copy that differs breaks the argument.
+        const own = appliedHere(dvcs, op, self);
+        assert(own === null || own.checksum === stamped.checksum, `merge: op ${op} stamped ${stamped.view} differs from the applied op`);
         adopted.set(op, stamped);
         paths.add('stamp_resolved');
         below = stamped.checksum;
