@@ -41,13 +41,31 @@ function positionOf(wal: Uint8Array, frame: Uint8Array): number {
   throw new Error('frame not found in the WAL');
 }
 
+/** A 3-replica metadata group where `client` created `streams` streams, settled. */
+function withStreams(client: bigint, streams: number): Harness<MetadataDriver> {
+  const h = metadataHarness(3);
+  h.tick(5);
+  const epoch = login(h, 0, client);
+  for (let r = 1; r <= streams; r++) createStream(h, client, epoch, r);
+  h.tick(20);
+  return h;
+}
+
+/** Flips a stored bit of `frame`'s record in the (crashed) node's WAL, `into` bytes in. */
+function damageRecord(h: Harness<MetadataDriver>, node: number, frame: Uint8Array, into: number): { at: number; walSize: number } {
+  const disk = h.disks[node]!.inner;
+  const fd = disk.open(WAL, 'read');
+  const wal = new Uint8Array(disk.stat(WAL)!.size);
+  disk.read(fd, wal, 0, wal.length, 0);
+  disk.close(fd);
+  const at = positionOf(wal, frame);
+  disk.corruptAtRest(WAL, at + into);
+  return { at, walSize: wal.length };
+}
+
 describe('metadata WAL damage outlives a rewrite', () => {
   it('a corrupt record found at boot stays faulty after the WAL is rewritten and the replica restarts again', () => {
-    const h = metadataHarness(3);
-    h.tick(5);
-    const epoch = login(h, 0, 41n);
-    for (let r = 1; r <= 4; r++) createStream(h, 41n, epoch, r);
-    h.tick(20);
+    const h = withStreams(41n, 4);
     const head = h.driver(2).status.commitMin;
     expect(head).toBeGreaterThanOrEqual(4);
     const target = head - 2;
@@ -55,12 +73,7 @@ describe('metadata WAL damage outlives a rewrite', () => {
     if (!frame.ok || frame.value === null) throw new Error(`no op ${target} on replica 0`);
 
     h.crash(2);
-    const disk = h.disks[2]!.inner;
-    const fd = disk.open(WAL, 'read');
-    const wal = new Uint8Array(disk.stat(WAL)!.size);
-    disk.read(fd, wal, 0, wal.length, 0);
-    disk.close(fd);
-    disk.corruptAtRest(WAL, positionOf(wal, frame.value) + 100);
+    damageRecord(h, 2, frame.value, 100);
 
     const first = h.boot(2);
     expect(coreOf(first.replica).journal.faulty.has(target)).toBe(true);
@@ -80,24 +93,14 @@ describe('metadata WAL damage outlives a rewrite', () => {
   // re-read still shows, on a record whose header verified, may be an acknowledged prepare: it is
   // faulty (never nacked), and the truncation does not erase that (journal.faulty).
   it('a damaged last record is truncated as a torn tail but stays faulty, also after the next boot', () => {
-    const h = metadataHarness(3);
-    h.tick(5);
-    const epoch = login(h, 0, 42n);
-    for (let r = 1; r <= 3; r++) createStream(h, 42n, epoch, r);
-    h.tick(20);
+    const h = withStreams(42n, 3);
     const head = h.driver(2).status.op;
     const frame = h.driver(2).journal.read(head);
     if (!frame.ok || frame.value === null) throw new Error(`no op ${head} on replica 2`);
 
     h.crash(2);
-    const disk = h.disks[2]!.inner;
-    const fd = disk.open(WAL, 'read');
-    const wal = new Uint8Array(disk.stat(WAL)!.size);
-    disk.read(fd, wal, 0, wal.length, 0);
-    disk.close(fd);
-    const at = positionOf(wal, frame.value);
-    expect(at + frame.value.length).toBe(wal.length); // the last record
-    disk.corruptAtRest(WAL, at + frame.value.length - 1); // in its body: the header still verifies
+    const { at, walSize } = damageRecord(h, 2, frame.value, frame.value.length - 1); // in its body: the header still verifies
+    expect(at + frame.value.length).toBe(walSize); // the last record
 
     const first = h.boot(2);
     expect(first.journal.read(head).ok && first.journal.read(head).value).toBeNull(); // truncated
