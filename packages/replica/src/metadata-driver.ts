@@ -424,11 +424,9 @@ function restoreRecordOf(r: MetadataRestore, stateOptions: MetadataStateOptions,
   // first (journal.faulty). Only damage (a corrupt range, whose op may be any; a torn tail) makes a
   // hole a possible loss, as in the partition journal. Faulty, the hole could never be nacked
   // (seed 1023994 of 3: the survivors' merge waited forever for a copy of a never-committed op).
-  // A torn tail whose header identity verified is faulty too: it may be a complete, acked
-  // prepare that a damaged sector spoiled (a power loss cuts a write short, past its header).
   const damaged = r.faulty.some((f) => f.kind !== 'missing');
   const scanFaulty = r.faulty
-    .filter((f) => f.op !== undefined && f.op > snapshotOp && (damaged || f.kind !== 'missing'))
+    .filter((f) => f.kind !== 'torn' && f.op !== undefined && f.op > snapshotOp && (damaged || f.kind !== 'missing'))
     .map((f) => f.op as number);
   const evidence = recordScanFaulty(r.journal, scanFaulty, r.recordedFaulty);
   if (evidence !== null) return evidence;

@@ -10,8 +10,7 @@
  *   structurally complete entry ─ found, or > 64 MiB follow ─▶ interior corruption
  *                               ─ none ────────────────────▶ torn tail (truncate here)
  *   INTEGRITY check fails (identity, parent chain, body seal) on a structurally valid entry:
- *     entry ends exactly at EOF ─▶ torn tail (truncate at its start; its op is reported when
- *                                  the header identity verified: it may have been acked)
+ *     entry ends exactly at EOF ─▶ torn tail (truncate at its start)
  *     any byte follows           ─▶ interior corruption
  *
  * Interior corruption REFUSES boot in mode `refuse` (the reference). In mode `repair` (Shoal's
@@ -58,12 +57,7 @@ export interface JournalScan {
   readonly entries: readonly ScannedEntry[];
   /** Where the verified data ends: the file is truncated here when `torn` is set. */
   readonly end: number;
-  /**
-   * `op`: the torn entry's op when its header identity verified (only its body or chain failed):
-   * that entry may be a complete, acknowledged prepare that a faulty read or a damaged sector
-   * spoiled, not a write a power loss cut short.
-   */
-  readonly torn: { readonly offset: number; readonly reason: string; readonly op?: number } | null;
+  readonly torn: { readonly offset: number; readonly reason: string } | null;
   /** Interior corruption in mode `refuse`: boot must not continue. */
   readonly refused: { readonly offset: number; readonly reason: string } | null;
   /** Interior corruption skipped in mode `repair`. */
@@ -153,10 +147,7 @@ export function scanJournal(bytes: Uint8Array, mode: JournalScanMode = 'refuse',
     const integrity = integrityProblem(bytes, at, previous);
     if (integrity !== null) {
       if (at + size === total) {
-        const torn = integrity === 'identity_mismatch'
-          ? { offset: at, reason: integrity }
-          : { offset: at, reason: integrity, op: readU64Number(bytes, at + OP_AT) };
-        return { entries, end: at, torn, refused: null, corrupt };
+        return { entries, end: at, torn: { offset: at, reason: integrity }, refused: null, corrupt };
       }
       if (mode === 'refuse') {
         return { entries, end: at, torn: null, refused: { offset: at, reason: `${integrity}; bytes follow` }, corrupt };

@@ -17,7 +17,7 @@
  * fdatasync failure (after a failed fsync the page cache state is unknown: "fsyncgate").
  */
 import { assert } from '@shoal/stdx';
-import { HEADER_SIZE, OFFSET_COMMAND, OFFSET_SIZE, PREPARE_LAYOUT, Command, xxh3_64 } from '@shoal/protocol';
+import { HEADER_SIZE, OFFSET_COMMAND, OFFSET_SIZE, PREPARE_LAYOUT, Command, verifyBodySeal, verifyPrepareIdentity, xxh3_64 } from '@shoal/protocol';
 import { type Disk, DiskError, type DiskFault, type Fd, type IoResult, attempt, faultOf, joinPath } from './disk.js';
 import { TMP_SUFFIX, readAll, readWholeFile, unlinkIfPresent, writeFileAtomic } from './durable-file.js';
 import { JOURNAL_ENTRY_SIZE_MAX, type JournalScan, type JournalScanMode, type ScanCorruption, scanJournal } from './journal-scan.js';
@@ -50,7 +50,7 @@ export type JournalFaultKind = 'torn' | 'corrupt' | 'missing';
 
 export interface JournalFault {
   readonly kind: JournalFaultKind;
-  /** Known for `missing`, and for corrupt and torn entries whose header identity verified. */
+  /** Known for `missing` and for corrupt entries whose header identity verified. */
   readonly op?: number;
   /** Byte offset in the file (absent for `missing`). */
   readonly offset?: number;
@@ -153,21 +153,25 @@ export class MetadataJournal {
   }
 
   /**
-   * Reads and scans the WAL; when the scan finds damage (a torn tail, a corrupt range, a refusal),
-   * reads it again, up to `SCAN_READS` times, and takes the first clean scan. A faulty read (a
-   * flipped bit on the way, not on the platter) of the last record looked like a torn tail, and
-   * the truncation that follows deleted a durable, acknowledged prepare for good (seed 1013767
-   * of 5, found by the simulator's ack oracle: the replica then nacked that committed op). Damage
-   * that every read shows is on the disk, and is handled as before.
+   * Reads and scans the WAL. Damage (a torn tail, a corrupt range, a refusal) is believed only when
+   * two reads show the same; a clean read wins at once; reads that never agree refuse the boot. A
+   * faulty read (a flipped bit on the way, not on the platter) of the last record looked like a
+   * torn tail, and the truncation that follows deleted a durable, acknowledged prepare for good
+   * (seed 1013767 of 5, found by the simulator's ack oracle: the replica then nacked that
+   * committed op). Taking the last of several damaged reads could move the cut over a good record
+   * (helper-51).
    */
-  #scanWithRereads(size: number): { bytes: Uint8Array; scan: JournalScan } {
-    let bytes = readAll(this.#disk, this.#fd, 0, size);
-    let scan = scanJournal(bytes, this.mode, this.entrySizeMax);
-    for (let read = 1; read < SCAN_READS && scanDamaged(scan); read++) {
-      bytes = readAll(this.#disk, this.#fd, 0, size);
-      scan = scanJournal(bytes, this.mode, this.entrySizeMax);
+  #scanWithRereads(size: number): { bytes: Uint8Array; scan: JournalScan } | string {
+    const reads: { bytes: Uint8Array; scan: JournalScan }[] = [];
+    for (let read = 0; read < SCAN_READS; read++) {
+      const bytes = readAll(this.#disk, this.#fd, 0, size);
+      const scan = scanJournal(bytes, this.mode, this.entrySizeMax);
+      if (!scanDamaged(scan)) return { bytes, scan };
+      const agreed = reads.find((r) => sameDamage(r.scan, scan));
+      if (agreed !== undefined) return { bytes, scan };
+      reads.push({ bytes, scan });
     }
-    return { bytes, scan };
+    return `journal_reads_disagree: ${SCAN_READS} reads of the WAL showed different damage`;
   }
 
   /** Journaled ops, ascending. */
@@ -185,7 +189,9 @@ export class MetadataJournal {
     if (blocked !== null) return blocked;
     return this.#guard(() => {
       const size = this.#disk.size(this.#fd);
-      const { bytes, scan } = this.#scanWithRereads(size);
+      const read = this.#scanWithRereads(size);
+      if (typeof read === 'string') return { kind: 'refused', offset: 0, reason: read, faulty: [] } as const;
+      const { bytes, scan } = read;
       const faulty: JournalFault[] = scan.corrupt.map(toFault);
       if (scan.refused !== null) {
         return { kind: 'refused', offset: scan.refused.offset, reason: scan.refused.reason, faulty } as const;
@@ -193,8 +199,7 @@ export class MetadataJournal {
       let truncatedBytes = 0;
       if (scan.torn !== null) {
         truncatedBytes = size - scan.end;
-        const { offset, reason, op } = scan.torn;
-        faulty.push(op === undefined ? { kind: 'torn', offset, reason } : { kind: 'torn', op, offset, reason });
+        faulty.push({ kind: 'torn', offset: scan.torn.offset, reason: scan.torn.reason });
         this.#disk.truncate(this.#fd, scan.end);
         this.#disk.fdatasync(this.#fd);
       }
@@ -386,8 +391,8 @@ export class MetadataJournal {
       try {
         for (const op of survivors) {
           const where = this.#index.get(op) as Located;
-          const frame = readAll(this.#disk, this.#fd, where.offset, where.size);
-          assert(frame.length === where.size, 'journal rewrite: entry shorter than indexed');
+          const frame = this.#readVerified(op, where);
+          if (typeof frame === 'string') return { ok: false, error: { code: 'EIO', syscall: 'read', path: this.path, message: frame } };
           this.#disk.write(tmp, frame, 0, frame.length, at);
           located.push([op, at, frame.length]);
           at += frame.length;
@@ -416,6 +421,22 @@ export class MetadataJournal {
     }
   }
 
+  /**
+   * A record to copy into a rewrite, read until it verifies (up to `SCAN_READS` reads): a read
+   * fault copied into the new file would put the damage on disk for good, and at the tail the
+   * next boot would cut an acknowledged op as a torn write (helper-51). A string when no read
+   * verifies: the rewrite stops before the rename and the old file stays.
+   */
+  #readVerified(op: number, where: Located): Uint8Array | string {
+    for (let read = 0; read < SCAN_READS; read++) {
+      const frame = readAll(this.#disk, this.#fd, where.offset, where.size);
+      assert(frame.length === where.size, 'journal rewrite: entry shorter than indexed');
+      // The identity check covers the header (op included) before the op is read from it.
+      if (frame[OFFSET_COMMAND] === Command.Prepare && verifyPrepareIdentity(frame) && verifyBodySeal(frame) && opOf(frame) === op) return frame;
+    }
+    return `journal_rewrite_unreadable: op ${op} did not verify in ${SCAN_READS} reads`;
+  }
+
   #remember(op: number, offset: number, size: number): void {
     this.#index.set(op, { offset, size });
     this.#slotOps[op % this.slots] = op;
@@ -438,6 +459,13 @@ const SCAN_READS = 3;
 
 function scanDamaged(scan: JournalScan): boolean {
   return scan.torn !== null || scan.refused !== null || scan.corrupt.length > 0;
+}
+
+/** Two scans of the same file found the same damage at the same places. */
+function sameDamage(a: JournalScan, b: JournalScan): boolean {
+  const at = (x: { offset: number } | null): number => (x === null ? -1 : x.offset);
+  return a.end === b.end && a.entries.length === b.entries.length && at(a.torn) === at(b.torn) && at(a.refused) === at(b.refused)
+    && a.corrupt.length === b.corrupt.length && a.corrupt.every((c, i) => c.offset === b.corrupt[i]?.offset && c.length === b.corrupt[i]?.length);
 }
 
 function toFault(c: ScanCorruption): JournalFault {

@@ -369,7 +369,12 @@ export class PartitionJournal {
       const absent = files.length === 0;
       const bootId = disk.bootId();
       const powerLoss = !absent && (r.lastBootId === null || r.lastBootId === '' || r.lastBootId !== bootId);
-      const damage = r.damage ?? (powerLoss ? 'power_loss' : null);
+      // Only a power loss cuts a write short: after a process kill the page cache kept every write,
+      // so a record that reads short is damage (a read fault that enlarged its length field) and,
+      // as any damage in the newest file after a kill, it may hide a durable RESERVE behind it
+      // (helper-51: the kill's acked op 3 was dropped as a torn tail, nothing marked lost).
+      const shortAfterKill = r.tornTail && !powerLoss;
+      const damage = r.damage ?? (powerLoss ? 'power_loss' : shortAfterKill ? 'short_record_after_kill' : null);
       // After a power loss, a record of the newest file that does not verify may be its unsynced
       // tail (torn, or persisted out of order): nothing after it was synced, so no RESERVE after it
       // was durable and the one before bounds what was acked. After a process kill nothing was
@@ -378,7 +383,7 @@ export class PartitionJournal {
       // boot reported nothing lost, and the replica nacked its acked op 1 in a view that committed
       // another op 1). (Corruption of synced bytes after a power loss looks like a torn tail: not
       // told apart here.)
-      const unbounded = r.damageInLast && (!r.lastOpenRead || r.lastBootId === bootId);
+      const unbounded = (r.damageInLast || shortAfterKill) && (!r.lastOpenRead || r.lastBootId === bootId);
       const held = [...r.entries.keys()].filter((op) => op > keepAbove).sort((x, y) => x - y);
       const head = Math.max(keepAbove, held[held.length - 1] ?? 0);
       const lostThrough = damage === null ? 0 : Math.max(r.reservation, head);

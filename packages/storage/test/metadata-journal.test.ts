@@ -192,18 +192,49 @@ describe('MetadataJournal.recover on disk', () => {
     expect(r.truncatedBytes).toBe(0);
   });
 
-  it('damage every read shows on the last record is a torn tail that names its op when its header verified', () => {
+  it('damage two reads show alike is believed (a torn tail, as upstream); reads that never agree refuse the boot', () => {
     const { disk, frames } = walWith(5);
     const lastStart = frames.slice(0, 4).reduce((n, f) => n + f.length, 0);
-    disk.corruptAtRest('/m/journal.wal', lastStart + 300); // body: the header identity still verifies
+    disk.corruptAtRest('/m/journal.wal', lastStart + 300);
     const r = recovered(openJournal(disk));
     expect(r.headOp).toBe(4);
-    expect(r.faulty).toEqual([{ kind: 'torn', op: 5, offset: lastStart, reason: 'body_checksum_mismatch' }]);
+    expect(r.faulty).toEqual([{ kind: 'torn', offset: lastStart, reason: 'body_checksum_mismatch' }]);
+
+    // Three reads, three different pictures: the last record damaged on the platter, and each of
+    // the two re-reads also flips a bit of an earlier record (a disk that cannot be read twice alike).
     const { disk: d2, frames: f2 } = walWith(5, 7);
     const start2 = f2.slice(0, 4).reduce((n, f) => n + f.length, 0);
-    d2.corruptAtRest('/m/journal.wal', start2 + 40); // header: its op field is not trusted
-    const r2 = recovered(openJournal(d2));
-    expect(r2.faulty).toEqual([{ kind: 'torn', offset: start2, reason: 'identity_mismatch' }]);
+    d2.corruptAtRest('/m/journal.wal', start2 + 300);
+    const journal = openJournal(d2);
+    let reads = 0;
+    const read = d2.read.bind(d2);
+    d2.read = (fd, buffer, offset, length, position): number => {
+      const n = read(fd, buffer, offset, length, position);
+      if (position === 0 && length > start2) {
+        reads++;
+        const flip = offset + (reads === 2 ? 10 : (f2[0] as Uint8Array).length + 10);
+        if (reads >= 2) buffer[flip] = (buffer[flip] as number) ^ 0x20;
+      }
+      return n;
+    };
+    const refused = must(journal.recover(0));
+    expect(refused).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/^journal_reads_disagree/) });
+  });
+
+  it('a rewrite copies each record only once a read of it verifies', () => {
+    const { disk, frames } = walWith(5);
+    disk.crash();
+    const journal = openJournal(disk);
+    recovered(journal);
+    const lastStart = frames.slice(0, 4).reduce((n, f) => n + f.length, 0);
+    disk.flipOnRead('/m/journal.wal', lastStart + 180, 0x01); // the read that copies op 5
+    must(journal.drain(1));
+    expect(disk.faultLog.map((f) => f.kind)).toEqual(['read_bit_flip']);
+    disk.crash();
+    const r = recovered(openJournal(disk));
+    expect(r.headOp).toBe(5);
+    expect(r.truncatedBytes).toBe(0);
+    expect(r.entries.map((e) => e.op)).toEqual([2, 3, 4, 5]);
   });
 
   it('refuses boot on interior corruption (refuse mode) and reports a faulty slot (repair mode)', () => {

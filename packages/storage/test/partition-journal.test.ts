@@ -45,6 +45,31 @@ describe('PartitionJournal', () => {
     expect(files(disk).length).toBe(1);
   });
 
+  // helper-51: a read fault that enlarged the last record's length field after a process kill made
+  // it look cut short; as a torn write it was dropped with nothing marked lost, and acked op 3 was
+  // nacked. Only a power loss cuts a write short: after a kill it is damage, and as any damage in
+  // the newest file after a kill it may hide a durable RESERVE (unbounded: the journal is lost).
+  it('after a process kill a record that reads short is damage the reservation cannot bound', () => {
+    const disk = new SimDisk({ seed: 7 });
+    const first = open(disk);
+    for (const f of makePrepares(1, 3)) must(first.journal.append(f));
+    const path = joinPath(joinPath(DIR, PARTITION_JOURNAL_DIR), files(disk)[0] as string);
+    const fd = disk.open(path, 'read');
+    const bytes = new Uint8Array(disk.size(fd));
+    disk.read(fd, bytes, 0, bytes.length, 0);
+    disk.close(fd);
+    let last = 0;
+    for (let at = 0; at < bytes.length; at += PARTITION_JOURNAL_RECORD_HEADER + new DataView(bytes.buffer).getUint32(at + 8, true)) last = at;
+    disk.flipOnRead(path, last + 10, 0x01); // the payload length of op 3's record, + 65,536
+    const { recovery } = open(disk);
+    expect(opsOf(recovery)).toEqual([1, 2]);
+    expect(recovery.tornTail).toBe(true);
+    expect(recovery.damage).toBe('short_record_after_kill');
+    expect(recovery.unbounded).toBe(true);
+    expect(recovery.lostThrough).toBeGreaterThanOrEqual(3);
+    expect(recovery.faultyOps).toContain(3);
+  });
+
   it('keeps only the ops above the durable commit frontier', () => {
     const disk = new SimDisk({ seed: 2 });
     const { journal } = open(disk);
@@ -105,18 +130,21 @@ describe('PartitionJournal', () => {
     for (const op of lost) expect(next.faultyOps.includes(op) || opsOf(next).includes(op)).toBe(true);
   });
 
-  it('a torn last record (a write the crash cut short) is dropped without calling it damage', () => {
+  it('a torn last record (a write a power loss cut short) is dropped; the power loss bounds the loss by the reservation', () => {
     const disk = new SimDisk({ seed: 5 });
     const { journal } = open(disk);
     for (const f of makePrepares(1, 4)) must(journal.append(f));
+    must(journal.sync());
     const name = files(disk)[0] as string;
     const path = joinPath(DIR, PARTITION_JOURNAL_DIR, name);
     const fd = disk.open(path, 'readwrite');
     disk.truncate(fd, disk.size(fd) - 7);
+    disk.fsync(fd);
     disk.close(fd);
+    disk.crash(); // only a power loss cuts a write short (a new boot id)
     const { recovery } = open(disk);
     expect(recovery.tornTail).toBe(true);
-    expect(recovery.damage).toBeNull();
+    expect(recovery.damage).toBe('power_loss');
     expect(recovery.unbounded).toBe(false);
     expect(opsOf(recovery)).toEqual([1, 2, 3]);
   });
