@@ -251,6 +251,48 @@ interface Replay {
   readonly files: FileInfo[];
 }
 
+/** Reads of the journal files at boot before a short record or damage in them is believed. */
+const REPLAY_READS = 3;
+
+/**
+ * Replays every file; when the replay ends at a short record or at damage, reads and replays them
+ * all again, up to `REPLAY_READS` times: a clean replay wins at once, two replays that end alike
+ * are believed, and replays that never agree are damage in the newest file (unbounded: the
+ * journal counts as lost). A read fault that enlarged the last record's length field made an
+ * acknowledged prepare look cut short by a crash; dropped as a torn write, nothing was marked
+ * lost and the op was nacked (helper-51). (A record that every read shows short is taken as torn,
+ * as before: a process killed in the middle of a large write leaves one too.)
+ */
+function replayWithRereads(disk: Disk, files: FileInfo[], options: PartitionJournalOptions): Replay {
+  const replays: Replay[] = [];
+  for (let read = 0; read < REPLAY_READS; read++) {
+    const r: Replay = {
+      entries: new Map(), faulty: new Set(), reservation: 0, lastBootId: null, damage: null, damageInLast: false, lastOpenRead: false,
+      tornTail: false, records: 0, files,
+    };
+    files.forEach((file, i) => {
+      file.maxOp = 0;
+      const fd = disk.open(file.path, 'read');
+      try {
+        replayFile(readAll(disk, fd, 0, disk.size(fd)), file, i === files.length - 1, options, r);
+      } finally {
+        disk.close(fd);
+      }
+    });
+    if ((r.damage === null && !r.tornTail) || replays.some((p) => sameEnding(p, r))) return r;
+    replays.push(r);
+  }
+  const r = replays[replays.length - 1] as Replay;
+  r.damage ??= `reads_disagree: ${REPLAY_READS} replays of the journal ended differently`;
+  r.damageInLast = true;
+  return r;
+}
+
+/** Two replays of the same files ended at the same record in the same way. */
+function sameEnding(a: Replay, b: Replay): boolean {
+  return a.damage === b.damage && a.tornTail === b.tornTail && a.records === b.records && a.damageInLast === b.damageInLast;
+}
+
 function replayFile(bytes: Uint8Array, file: FileInfo, last: boolean, options: PartitionJournalOptions, r: Replay): void {
   let at = 0;
   let first = true;
@@ -354,27 +396,11 @@ export class PartitionJournal {
         if (seq !== null) files.push({ seq, path: joinPath(dir, name), maxOp: 0 });
       }
       files.sort((x, y) => x.seq - y.seq);
-      const r: Replay = {
-        entries: new Map(), faulty: new Set(), reservation: 0, lastBootId: null, damage: null, damageInLast: false, lastOpenRead: false,
-        tornTail: false, records: 0, files,
-      };
-      files.forEach((file, i) => {
-        const fd = disk.open(file.path, 'read');
-        try {
-          replayFile(readAll(disk, fd, 0, disk.size(fd)), file, i === files.length - 1, full, r);
-        } finally {
-          disk.close(fd);
-        }
-      });
+      const r = replayWithRereads(disk, files, full);
       const absent = files.length === 0;
       const bootId = disk.bootId();
       const powerLoss = !absent && (r.lastBootId === null || r.lastBootId === '' || r.lastBootId !== bootId);
-      // Only a power loss cuts a write short: after a process kill the page cache kept every write,
-      // so a record that reads short is damage (a read fault that enlarged its length field) and,
-      // as any damage in the newest file after a kill, it may hide a durable RESERVE behind it
-      // (helper-51: the kill's acked op 3 was dropped as a torn tail, nothing marked lost).
-      const shortAfterKill = r.tornTail && !powerLoss;
-      const damage = r.damage ?? (powerLoss ? 'power_loss' : shortAfterKill ? 'short_record_after_kill' : null);
+      const damage = r.damage ?? (powerLoss ? 'power_loss' : null);
       // After a power loss, a record of the newest file that does not verify may be its unsynced
       // tail (torn, or persisted out of order): nothing after it was synced, so no RESERVE after it
       // was durable and the one before bounds what was acked. After a process kill nothing was
@@ -383,7 +409,7 @@ export class PartitionJournal {
       // boot reported nothing lost, and the replica nacked its acked op 1 in a view that committed
       // another op 1). (Corruption of synced bytes after a power loss looks like a torn tail: not
       // told apart here.)
-      const unbounded = (r.damageInLast || shortAfterKill) && (!r.lastOpenRead || r.lastBootId === bootId);
+      const unbounded = r.damageInLast && (!r.lastOpenRead || r.lastBootId === bootId);
       const held = [...r.entries.keys()].filter((op) => op > keepAbove).sort((x, y) => x - y);
       const head = Math.max(keepAbove, held[held.length - 1] ?? 0);
       const lostThrough = damage === null ? 0 : Math.max(r.reservation, head);
