@@ -40,10 +40,10 @@ export class AckOracle {
   /** Per node, per group history: op → every prepare checksum the node acked there. */
   readonly #acked: Map<bigint, Map<number, bigint[]>>[];
   readonly #suspects: Suspect[] = [];
+  /** Index into `#suspects` by (node, group, op, checksum): a vote repeated keeps its highest view. */
+  readonly #seen = new Map<string, number>();
   /** Per group history: op → the committed checksum and the lowest view a replica committed it in. */
   readonly #commits = new Map<bigint, Map<number, { checksum: bigint; view: number | null }>>();
-  /** Retransmitted DoViewChanges repeat their suspects: each is kept once. */
-  readonly #seen = new Set<string>();
   /** DoViewChanges examined with at least one acked op above their commit point (coverage). */
   votesWithAcks = 0;
 
@@ -84,10 +84,13 @@ export class AckOracle {
       }
       if (how === null) continue;
       for (const checksum of checksums) {
+        // A later view's vote that nacks it again is the stricter test (commit view below it).
         const id = `${node}:${key}:${op}:${checksum}`;
-        if (this.#seen.has(id)) continue;
-        this.#seen.add(id);
-        this.#suspects.push({ node, key, op, checksum, view, how });
+        const at = this.#seen.get(id);
+        if (at === undefined) {
+          this.#seen.set(id, this.#suspects.length);
+          this.#suspects.push({ node, key, op, checksum, view, how });
+        } else if (view > (this.#suspects[at] as Suspect).view) this.#suspects[at] = { node, key, op, checksum, view, how };
       }
     }
     if (examined) this.votesWithAcks++;

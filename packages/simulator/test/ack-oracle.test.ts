@@ -76,6 +76,14 @@ describe('ack oracle', () => {
     expect(below.votesWithAcks).toBe(0);
   });
 
+  it('the same nack in a later view is judged by that view', () => {
+    const oracle = oracleWithAck();
+    oracle.voted(1, KEY, 1, vote(4, 3, [entry(4)]));
+    oracle.voted(1, KEY, 3, vote(4, 3, [entry(4)]));
+    oracle.voted(1, KEY, 2, vote(4, 3, [entry(4)]));
+    expect(verdict(oracle, X, 2)).toMatch(/in view 3 nacked op 5 .* committed there in view 2/);
+  });
+
   it('an ack sent after the op was committed somewhere is not counted (it was in no commit quorum)', () => {
     const oracle = new AckOracle(3);
     oracle.committed(KEY, 5, X, 0);
