@@ -221,6 +221,20 @@ describe('MetadataJournal.recover on disk', () => {
     expect(refused).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/^journal_reads_disagree/) });
   });
 
+  it('a rewrite copies a record that no read verifies as it is: the damage is on the disk, the next boot judges it', () => {
+    const { disk, frames } = walWith(5);
+    disk.crash();
+    const journal = openJournal(disk, 'repair');
+    recovered(journal);
+    const secondStart = (frames[0] as Uint8Array).length;
+    disk.corruptAtRest('/m/journal.wal', secondStart + (frames[1] as Uint8Array).length - 1); // op 2's body
+    must(journal.truncateFrom(5));
+    disk.crash();
+    const r = recovered(openJournal(disk, 'repair'));
+    expect(r.entries.map((e) => e.op)).toEqual([1, 3, 4]);
+    expect(r.faulty).toContainEqual(expect.objectContaining({ kind: 'corrupt', op: 2 }));
+  });
+
   it('a rewrite copies each record only once a read of it verifies', () => {
     const { disk, frames } = walWith(5);
     disk.crash();
