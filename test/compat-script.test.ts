@@ -3,9 +3,14 @@
  * the SDK's suite, and the documented-deviation rule, which excuses a failure only when it is the
  * documented test on the documented target AND its diff shows nothing but the documented lines.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deviationFor } from '../scripts/compat/deviations.js';
+import { runE2e } from '../scripts/compat/e2e.js';
 import { parseTap } from '../scripts/compat/tap.js';
+import { cleanEnv } from '../scripts/compat/nodes.js';
 
 const tap = (diff: string[]): string => [
   '# Subtest: e2e -> system',
@@ -48,5 +53,27 @@ describe('npm run compat: TAP and deviations', () => {
 
   it('an output without its closing counts is incomplete', () => {
     expect(parseTap('ok 1 - x\n').complete).toBe(false);
+  });
+
+  it('reads the summary of a real node test run on this node version (node 24 defaults to spec, not TAP)', async () => {
+    // A runner that starts node's test runner the way run-sdk-e2e.sh does: 2 passing tests, 1 failing.
+    const dir = mkdtempSync(join(tmpdir(), 'shoal-compat-runner-'));
+    try {
+      writeFileSync(join(dir, 'suite.test.mjs'), [
+        "import test from 'node:test';",
+        "test('e2e -> a::one', () => {});",
+        "test('e2e -> a::two', () => {});",
+        "test('e2e -> a::three', () => { throw new Error('boom'); });",
+      ].join('\n'));
+      writeFileSync(join(dir, 'runner.sh'), `cd "${dir}"\nexec "${process.execPath}" --test --test-concurrency=1 suite.test.mjs\n`);
+      const run = await runE2e({
+        runner: join(dir, 'runner.sh'), label: 'fake', address: '127.0.0.1:1', files: [], env: cleanEnv(),
+        logFile: join(dir, 'out.log'), timeoutMs: 60_000,
+      });
+      expect(run.summary).toMatchObject({ complete: true, passed: 2, failed: 1, failures: ['e2e -> a::three'] });
+      expect(run.exitCode).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -29,7 +29,7 @@ export interface E2eOptions {
 export function runE2e(o: E2eOptions): Promise<E2eRun> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn('bash', [o.runner, o.address, ...o.files], { env: { ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', [o.runner, o.address, ...o.files], { env: e2eEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
@@ -43,4 +43,15 @@ export function runE2e(o: E2eOptions): Promise<E2eRun> {
       resolve({ label: o.label, address: o.address, summary: parseTap(output), exitCode: code, logFile: o.logFile, seconds: (Date.now() - started) / 1000 });
     });
   });
+}
+
+/**
+ * The runner's environment. `run-sdk-e2e.sh` promises node's TAP output, which is node 20's default
+ * reporter off a terminal; from node 23 the default is `spec` everywhere, and every run on node 24
+ * parsed as "did not complete". Asking for TAP by NODE_OPTIONS leaves the script and the SDK as
+ * they are.
+ */
+export function e2eEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+  const options = [env['NODE_OPTIONS'], '--test-reporter=tap'].filter((o) => o !== undefined && o.length > 0);
+  return { ...env, NODE_OPTIONS: options.join(' ') };
 }
