@@ -4,6 +4,7 @@
  */
 export { Replica, type ReplicaOptions, type ReplicaStatus, type DropReason, type RequestCheckKind } from './replica.js';
 export { ReplicaRole } from './role.js';
+export { UNCHECKED_INGRESS, type FrameIngress } from './ingress.js';
 export { Mark, MARKS, type MarkName } from './marks.js';
 export { Drop } from './drops.js';
 export { makeConfig, checkConfig, DEFAULT_TICKS, type ConsensusConfig, type ConfigInput, type TimerTicks } from './config.js';

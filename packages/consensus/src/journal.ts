@@ -51,7 +51,8 @@ const view = new PrepareHeaderView();
  * A journal entry from a validated prepare frame (command 6 or 19; stored with command 6).
  * Journal frames are immutable once journaled, so effects and retransmits share them instead of
  * copying. A frame the caller does not own (it may reuse the buffer) is copied; a frame the core
- * just built (`owned`: exactly `size` bytes, command 6) is adopted as is.
+ * just built, or one the host handed over (`owned`: exactly `size` bytes, command 6; ingress.ts),
+ * is adopted as is.
  */
 export function entryFromFrame(frame: Uint8Array, durable: boolean, trusted: boolean, owned = false): JournalEntry {
   const h = view.bind(frame, 0);

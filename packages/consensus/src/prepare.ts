@@ -102,7 +102,8 @@ function onRegisterRequest(c: Core, req: ClientRequest): RequestOutcome {
 
 const view = new PrepareHeaderView();
 
-export function onPrepare(c: Core, frame: Uint8Array): string | null {
+/** `owned`: the host hands the frame's buffer over (ingress.ts), so the journal keeps it as is. */
+export function onPrepare(c: Core, frame: Uint8Array, owned = false): string | null {
   const h = view.bind(frame, 0);
   const from = h.replica;
   if (c.transferring()) return c.drop(Command.Prepare, from, Drop.Transferring);
@@ -165,7 +166,7 @@ export function onPrepare(c: Core, frame: Uint8Array): string | null {
   }
   maybeCheckpoint(c);
   if (!journalHasRoom(c, op)) return c.drop(Command.Prepare, from, Drop.JournalFull);
-  const candidate = entryFromFrame(frame, false, true);
+  const candidate = entryFromFrame(frame, false, true, owned);
   // A hole's fill sits below the journal head: the state machine's next position (the partition's
   // dirty offset) is past it, so it is admitted and journaled as a repaired prepare is, with the
   // current primary's stamp (seed 1004762 of 3: a backup missing ops 37-38 below its head dropped

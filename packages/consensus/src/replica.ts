@@ -4,7 +4,8 @@
  * the invariants after every entry point. Synchronous only; every effect goes to the bounded
  * buffer the host drains after each call (`takeEffects`).
  *
- *   onMessage(frame)        a replica-plane frame for this group (validated here; a reason, never a throw)
+ *   onMessage(frame, ingress)  a replica-plane frame for this group (validated here unless the
+ *                              host's link did, ingress.ts; a reason, never a throw)
  *   onRequest(request)      an authenticated client request (the session fence is checked here)
  *   submitSession(request)  a login/logout verified by the host: proposed here or forwarded
  *   tick()                  one 10 ms tick
@@ -23,6 +24,7 @@ import { Core, type TimeSource } from './core.js';
 import { Drop } from './drops.js';
 import type { Completion, Effect } from './effects.js';
 import { onForward, onForwardResult, submitSession, tickForwarding } from './forwarding.js';
+import { UNCHECKED_INGRESS, type FrameIngress } from './ingress.js';
 import type { SessionRequest } from './forwarding-state.js';
 import { canHandBack, startHandBack, tickHandBack } from './hand-back.js';
 import { onCommit, onCommitMessageTimeout, onPrepareTimeout } from './heartbeat.js';
@@ -153,11 +155,11 @@ export class Replica {
   // Entry points.
 
   /** A replica-plane frame for this group. Returns null when handled, else the drop reason. */
-  onMessage(frame: Uint8Array): DropReason | null {
+  onMessage(frame: Uint8Array, ingress: FrameIngress = UNCHECKED_INGRESS): DropReason | null {
     const c = this.#c;
     if (c.stopped !== null) return Drop.Stopped;
     // Hosts hand in socket Buffers; the core's copies are `.slice()`s, which must copy.
-    const reason = this.#route(plainBytes(frame));
+    const reason = this.#route(plainBytes(frame), ingress);
     this.#finish();
     return reason;
   }
@@ -359,9 +361,9 @@ export class Replica {
 
   // -------------------------------------------------------------------------------------------
 
-  #route(frame: Uint8Array): DropReason | null {
+  #route(frame: Uint8Array, ingress: FrameIngress): DropReason | null {
     const c = this.#c;
-    const reason = validateHeader(frame, 0, this.#limits);
+    const reason = ingress.validated ? null : validateHeader(frame, 0, this.#limits);
     const command = frame.length > OFFSET_COMMAND ? (frame[OFFSET_COMMAND] as number) : -1;
     const from = frame.length > OFFSET_REPLICA ? (frame[OFFSET_REPLICA] as number) : -1;
     if (reason !== null) return c.dropInvalid(command, from, reason);
@@ -378,7 +380,7 @@ export class Replica {
     if (from === c.self && command !== Command.Prepare && command !== Command.RepairPrepare) return c.drop(command, from, Drop.FromSelf);
     switch (command) {
       case Command.Request: return c.drop(command, from, Drop.RoutedRequestNotAccepted);
-      case Command.Prepare: return onPrepare(c, frame);
+      case Command.Prepare: return onPrepare(c, frame, ingress.owned);
       case Command.PrepareOk: return onPrepareOk(c, frame);
       case Command.Commit: return onCommit(c, frame);
       case Command.StartViewChange: return onStartViewChange(c, frame);

@@ -235,3 +235,57 @@ describe('FrameDecoder: limits and stream errors', () => {
     }
   });
 });
+
+describe('FrameDecoder: hand-off of large straddling frames', () => {
+  const HAND_OFF = 1024;
+  const frames = [frame(300, 5, 1), frame(HAND_OFF, 6, 2), frame(5000, 6, 3), frame(HAND_OFF - 1, 6, 4), frame(3000, 19, 5)];
+  const stream = concat(frames);
+
+  it('hands each straddling frame of at least handOffBytes over in a buffer of its own, untouched by later input', () => {
+    for (const step of [97, 256, 1000, 4096]) {
+      const decoder = new FrameDecoder({ handOffBytes: HAND_OFF });
+      const kept: { bytes: Uint8Array; hex: string; owned: boolean }[] = [];
+      for (let at = 0; at < stream.length; at += step) {
+        decoder.push(stream.subarray(at, at + step));
+        for (let f = decoder.pull(); f !== null; f = decoder.pull()) kept.push({ bytes: f, hex: toHex(f), owned: decoder.lastFrameOwned });
+      }
+      expect(kept.map((k) => k.hex)).toEqual(frames.map(toHex));
+      for (const [i, k] of kept.entries()) {
+        const straddles = Math.floor(frames.slice(0, i).reduce((n, f) => n + f.length, 0) / step) !== Math.floor((frames.slice(0, i + 1).reduce((n, f) => n + f.length, 0) - 1) / step);
+        expect(k.owned, `step ${step} frame ${i}`).toBe(straddles && k.bytes.length >= HAND_OFF);
+        if (k.owned) {
+          expect(k.bytes.byteOffset).toBe(0);
+          expect(k.bytes.buffer.byteLength).toBe(k.bytes.length);
+          expect(k.bytes.buffer).not.toBe(stream.buffer);
+        }
+        // Every frame kept past the pushes that followed it is still intact only when owned (or a
+        // view of the caller's own stream); views of the reused slots are documented as transient.
+        if (k.owned) expect(toHex(k.bytes)).toBe(k.hex);
+      }
+      expect(new Set(kept.filter((k) => k.owned).map((k) => k.bytes.buffer)).size).toBe(kept.filter((k) => k.owned).length);
+    }
+  });
+
+  it('reports views of a chunk and of the reused slots as not owned, and is off by default', () => {
+    const decoder = new FrameDecoder();
+    decoder.push(stream.subarray(0, 2000));
+    for (let f = decoder.pull(); f !== null; f = decoder.pull()) expect(decoder.lastFrameOwned).toBe(false);
+    decoder.push(stream.subarray(2000));
+    for (let f = decoder.pull(); f !== null; f = decoder.pull()) expect(decoder.lastFrameOwned).toBe(false);
+    expect(decoder.frames).toBe(frames.length);
+    expect(() => new FrameDecoder({ handOffBytes: 256 })).toThrow(RangeError);
+    expect(() => new FrameDecoder({ handOffBytes: 1.5e3 + 0.5 })).toThrow(RangeError);
+  });
+
+  it('decodes random streams under random chunkings exactly as without hand-off, and fails the same way', () => {
+    const prng = new Prng(321);
+    for (let round = 0; round < 300; round++) {
+      const parts = Array.from({ length: 1 + prng.below(5) }, () => frame(256 + prng.below(3000), prng.below(30), prng.below(256)));
+      if (prng.chance(1, 4)) parts.push(prng.bytes(prng.below(600)));
+      const s = concat(parts);
+      const cuts: number[] = [];
+      for (let at = prng.below(300); at < s.length; at += 1 + prng.below(1500)) cuts.push(at);
+      expect(decode(chunkAt(s, cuts), { frameSizeMax: 4096, handOffBytes: 257 + prng.below(3000) })).toEqual(decode([s], { frameSizeMax: 4096 }));
+    }
+  });
+});

@@ -21,7 +21,7 @@
  * after that (a peer's frame still in a ring, a password hash finishing, a timer) therefore never
  * reaches a closed fd, nor an fd number the process has since reused for another file.
  */
-import type { ClientRequest, Completion, Effect, Replica, ReplicaStatus, RequestOutcome } from '@shoal/consensus';
+import { UNCHECKED_INGRESS, type ClientRequest, type Completion, type Effect, type FrameIngress, type Replica, type ReplicaStatus, type RequestOutcome } from '@shoal/consensus';
 import { assert } from '@shoal/stdx';
 import type { DriverHooks, DriverOptions, FatalReason, Transport } from './ports.js';
 
@@ -71,16 +71,19 @@ export abstract class GroupDriver {
   // -------------------------------------------------------------------------------------------
   // Entry points.
 
-  /** A replica-plane frame for this group. Returns null when handled, else the drop reason. */
-  onMessage(frame: Uint8Array): string | null {
+  /**
+   * A replica-plane frame for this group. Returns null when handled, else the drop reason.
+   * `ingress`: what the host's link already did with it (validated, buffer handed over).
+   */
+  onMessage(frame: Uint8Array, ingress: FrameIngress = UNCHECKED_INGRESS): string | null {
     if (this.#closed) return 'closed';
     if (this.#fatal !== null) return 'stopped';
-    const refused = this.admitFrame(frame);
+    const refused = this.admitFrame(frame, ingress);
     if (refused !== null) {
       this.#hooks.dropped?.(frame.length > 60 ? (frame[60] as number) : -1, frame.length > 61 ? (frame[61] as number) : -1, refused);
       return refused;
     }
-    const reason = this.replica.onMessage(frame);
+    const reason = this.replica.onMessage(frame, ingress);
     this.#after();
     return reason;
   }
@@ -256,7 +259,7 @@ export abstract class GroupDriver {
    * Sees every inbound frame before the core: a plane's extra ingress checks (a reason drops the
    * frame) and bookkeeping (requester: remember accepted manifests).
    */
-  protected admitFrame(_frame: Uint8Array): string | null {
+  protected admitFrame(_frame: Uint8Array, _ingress: FrameIngress): string | null {
     return null;
   }
 

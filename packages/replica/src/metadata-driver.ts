@@ -8,7 +8,7 @@
  * the core, repaired from peers), `refuse` when n = 1 (nobody could repair it).
  */
 import {
-  type ClientRequest, type Completion, type ConsensusConfig, type DurableVsrState, type Effect, type RestoreRecord,
+  type ClientRequest, type Completion, type ConsensusConfig, type DurableVsrState, type Effect, type FrameIngress, type RestoreRecord,
   type RequestCheckKind, type SessionRequest, Replica, makeConfig, metadataPlane, METADATA_GROUP_ID,
 } from '@shoal/consensus';
 import { PREPARE_LAYOUT, PrepareHeaderView, decodeClientTable, type ManifestEntry, validateHeader } from '@shoal/protocol';
@@ -189,8 +189,8 @@ export class MetadataDriver extends GroupDriver {
   // -------------------------------------------------------------------------------------------
   // Plane effects.
 
-  protected override admitFrame(frame: Uint8Array): string | null {
-    this.#staging.observe(frame);
+  protected override admitFrame(frame: Uint8Array, ingress: FrameIngress): string | null {
+    this.#staging.observe(frame, ingress.validated);
     return null;
   }
 

@@ -22,7 +22,7 @@
  *                    state (ceded, journal incomplete: repair / state transfer refills it)
  */
 import {
-  type Completion, type ConsensusConfig, type DurableVsrState, type Effect, type RestoreRecord, Replica, makeConfig,
+  type Completion, type ConsensusConfig, type DurableVsrState, type Effect, type FrameIngress, type RestoreRecord, Replica, makeConfig,
   partitionPlane,
 } from '@shoal/consensus';
 import {
@@ -451,12 +451,12 @@ export class PartitionDriver extends GroupDriver {
     this.#handBack.tick(this.replica, this.#peerLinked);
   }
 
-  protected override admitFrame(frame: Uint8Array): string | null {
+  protected override admitFrame(frame: Uint8Array, ingress: FrameIngress): string | null {
     if (frame.length > FRAME_HEADER_SIZE && frame[OFFSET_COMMAND] === Command.RepairPrepare) {
       const problem = repairBodyProblem(frame);
       if (problem !== null) return problem;
     }
-    this.#staging.observe(frame);
+    this.#staging.observe(frame, ingress.validated);
     return null;
   }
 

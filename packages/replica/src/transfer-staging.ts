@@ -60,10 +60,13 @@ export class TransferStaging<I extends StagingInstaller> {
     this.#create = create;
   }
 
-  /** Sees an inbound frame: remembers the manifest of an available StateTransferTarget. */
-  observe(frame: Uint8Array): void {
+  /**
+   * Sees an inbound frame: remembers the manifest of an available StateTransferTarget.
+   * `validated`: the host's link already ran `validateHeader` on it (consensus ingress.ts).
+   */
+  observe(frame: Uint8Array, validated = false): void {
     if (frame.length < 256 || frame[60] !== STATE_TRANSFER_TARGET) return;
-    if (validateHeader(frame, 0, { messageSizeMax: this.#messageSizeMax }) !== null) return;
+    if (!validated && validateHeader(frame, 0, { messageSizeMax: this.#messageSizeMax }) !== null) return;
     const h = this.#view.bind(frame, 0);
     if (h.available === 0) return;
     const manifest = decodeManifest(h.body);

@@ -14,6 +14,7 @@ import {
   freePorts,
   fromHex,
   loadVectors,
+  prepareFrame,
   settingsFor,
   sleep,
   startNode,
@@ -21,6 +22,7 @@ import {
   waitFor,
   type TestNode,
 } from './replica-plane-support.js';
+import { LINK_HAND_OFF_BYTES } from '../src/replica-plane/index.js';
 
 afterEach(stopAll);
 
@@ -59,6 +61,28 @@ describe('inbound validation on a live connection', () => {
     expect(node.downs[0]).toEqual({ peer: 0, reason: 'frame_size_above_max' });
     expect(node.frames.get(0)?.map(commitOf)).toEqual([1n, 3n, 4n, 5n]);
     expect(node.plane.isConnected(0)).toBe(false);
+  });
+
+  it('frames are handed on validated; a large prepare that straddles reads comes in a buffer of its own', async () => {
+    const { node, raw } = await linkedRaw();
+    const big = prepareFrame(0, 1, 3 * LINK_HAND_OFF_BYTES);
+    const small = prepareFrame(0, 2, 1000);
+    const justBelow = prepareFrame(0, 3, LINK_HAND_OFF_BYTES - 257);
+    // Above 64 KiB, so no socket read (at most 64 KiB) can hold it whole: it always straddles.
+    const justAbove = prepareFrame(0, 4, LINK_HAND_OFF_BYTES);
+    const sent = [commitFrame(0, 1n), big, small, justBelow, justAbove, commitFrame(0, 2n)];
+    expect(sent.map((f) => validateHeader(f))).toEqual(sent.map(() => null));
+    // Written in 1,000-byte pieces; however the kernel coalesces them, the two frames above 64 KiB
+    // straddle reads, and frames below the hand-off size are never handed over.
+    const stream = concatBytes(...sent);
+    for (let at = 0; at < stream.length; at += 1000) raw.write(stream.subarray(at, at + 1000));
+    await waitFor(() => node.handed.length === sent.length, 5000, 'every frame');
+    const hex = (f: Uint8Array): string => Buffer.from(f.buffer, f.byteOffset, f.length).toString('hex');
+    expect(node.frames.get(0)?.map(hex)).toEqual(sent.map(hex));
+    expect(node.handed.map((h) => h.size)).toEqual(sent.map((f) => f.length));
+    expect(node.handed.every((h) => h.validated)).toBe(true);
+    expect(node.handed.map((h) => h.owned)).toEqual([false, true, false, false, true, false]);
+    expect(node.handed.filter((h) => h.owned).every((h) => h.exact)).toBe(true);
   });
 
   it('a command above 29 and a size below 256 are stream errors', async () => {

@@ -37,7 +37,7 @@ port.on('message', (command: HandOffCommand) => {
         queueCapacity: 256,
         maxBatch: 256,
         closeTimeoutMs: 500,
-        onFrames: (peer, frames) => post({ kind: 'frames', peer, commits: frames.map(commitOf) }),
+        onFrames: (peer, frames) => post({ kind: 'frames', peer, commits: frames.map((f) => commitOf(f.bytes)) }),
         onClose: (peer, reason) => {
           post({ kind: 'closed', peer, reason });
           connection = null;

@@ -10,6 +10,7 @@ import {
   clusterIdFromName,
   encodeFrame,
   sealHeader,
+  writePrepareFrame,
 } from '@shoal/protocol';
 import { loadVectorFile } from '../../../test/support/fixtures.js';
 import type { MessageBusConfig } from '../src/config/index.js';
@@ -107,6 +108,8 @@ export interface TestNode {
   readonly log: RecordingLog;
   /** Copies of validated inbound frames, per peer. */
   readonly frames: Map<number, Uint8Array[]>;
+  /** How each inbound frame was handed over, in arrival order (exact: its buffer is just the frame). */
+  readonly handed: { peer: number; size: number; validated: boolean; owned: boolean; exact: boolean }[];
   readonly ups: { peer: number; info: PeerUpInfo }[];
   readonly downs: { peer: number; reason: string }[];
   readonly refusals: HandshakeRefusedInfo[];
@@ -124,12 +127,17 @@ export async function startNode(settings: ReplicaPlaneSettings, extras: Partial<
   const downs: TestNode['downs'] = [];
   const refusals: HandshakeRefusedInfo[] = [];
   const drops: TestNode['drops'] = [];
+  const handed: TestNode['handed'] = [];
   const plane = await ReplicaPlane.start({
     settings,
     log,
     onPeerFrames: (peer, batch) => {
       const list = frames.get(peer) ?? [];
-      for (const frame of batch) list.push(frame.slice());
+      for (const { bytes, ingress } of batch) {
+        list.push(bytes.slice());
+        const exact = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length;
+        handed.push({ peer, size: bytes.length, validated: ingress.validated, owned: ingress.owned, exact });
+      }
       frames.set(peer, list);
     },
     onPeerUp: (peer, info) => ups.push({ peer, info }),
@@ -139,7 +147,7 @@ export async function startNode(settings: ReplicaPlaneSettings, extras: Partial<
     ...extras,
   });
   running.push(plane);
-  return { plane, log, frames, ups, downs, refusals, drops };
+  return { plane, log, frames, ups, downs, refusals, drops, handed };
 }
 
 /** Stops every plane started through `startNode` (afterEach). */
@@ -266,4 +274,14 @@ export function loadVectors(file: string): unknown {
 
 export function fromHex(hex: string): Uint8Array {
   return new Uint8Array(Buffer.from(hex, 'hex'));
+}
+
+/** A valid metadata-plane Prepare from `replica` with a body of `bodySize` bytes (sealed, identity last). */
+export function prepareFrame(replica: number, op: number, bodySize: number, cluster: bigint = CLUSTER): Uint8Array {
+  const body = new Uint8Array(bodySize);
+  for (let i = 0; i < body.length; i++) body[i] = (op + i * 13) & 0xff;
+  return writePrepareFrame({
+    cluster, view: 3, replica, client: 7n, parent: 0n, requestChecksum: 0n, op, commit: 0,
+    timestamp: BigInt(op), request: 1n, operation: 128, group: METADATA_GROUP, userId: 0,
+  }, body);
 }

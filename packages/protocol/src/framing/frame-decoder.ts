@@ -18,6 +18,15 @@ export interface FrameDecoderOptions {
    * most two assembly buffers, so at most `2 × assemblyRetainBytes` between frames.
    */
   readonly assemblyRetainBytes?: number;
+  /**
+   * A straddling frame of at least this many bytes is assembled into a buffer made for it
+   * alone, allocated at its declared size as soon as the header is in, and forgotten by the
+   * decoder once the frame is returned: the caller owns it (`lastFrameOwned`) and may keep it
+   * without a copy (a backup's journal adopts a replica link's prepare). Off by default: the
+   * declared size is allocated before the bytes arrive, so only for a peer trusted with that
+   * much memory (an authenticated replica link).
+   */
+  readonly handOffBytes?: number;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -44,6 +53,9 @@ const ASSEMBLY_RETAIN_BYTES_DEFAULT = 1024 * 1024;
  *   and reused across frames (two of them, alternating, so completing one frame and starting the
  *   next within the same push never overwrites a frame already handed out). Such a view is valid
  *   until the NEXT `push`; copy it (`frame.slice()`) to keep it longer.
+ * - With `handOffBytes`, a straddling frame at least that large is instead assembled into a
+ *   buffer of exactly its size, made for it alone and forgotten once returned
+ *   (`lastFrameOwned`): the caller keeps it without a copy.
  * - Memory: at most one partial frame is held (its header, then its declared body), so a decoder
  *   holds at most `frameSizeMax` bytes of stream data, never more than the peer has declared,
  *   and, above `assemblyRetainBytes`, not much more than the peer has actually sent.
@@ -54,11 +66,15 @@ const ASSEMBLY_RETAIN_BYTES_DEFAULT = 1024 * 1024;
 export class FrameDecoder {
   readonly frameSizeMax: number;
   readonly assemblyRetainBytes: number;
+  readonly handOffBytes: number;
   #chunk: Uint8Array = EMPTY;
   #position = 0;
   /** Two assembly buffers; `#slot` is the one the next straddling frame is assembled in. */
   #slots: [Uint8Array, Uint8Array] = [EMPTY, EMPTY];
   #slot: 0 | 1 = 0;
+  /** The partial frame's own buffer while a hand-off frame is assembled, else null. */
+  #own: Uint8Array | null = null;
+  #lastOwned = false;
   /** Bytes of the partial frame held in the current slot (0: none). */
   #filled = 0;
   /** Declared size of the partial frame; 0 while its header is incomplete. */
@@ -75,8 +91,22 @@ export class FrameDecoder {
     if (!(Number.isInteger(retain) && retain >= FRAME_HEADER_SIZE)) {
       throw new RangeError(`FrameDecoder: assemblyRetainBytes ${retain} below ${FRAME_HEADER_SIZE}`);
     }
+    const handOff = options.handOffBytes ?? Number.POSITIVE_INFINITY;
+    if (!(handOff === Number.POSITIVE_INFINITY || (Number.isInteger(handOff) && handOff > FRAME_HEADER_SIZE))) {
+      throw new RangeError(`FrameDecoder: handOffBytes ${handOff} not above ${FRAME_HEADER_SIZE}`);
+    }
     this.frameSizeMax = frameSizeMax;
     this.assemblyRetainBytes = retain;
+    this.handOffBytes = handOff;
+  }
+
+  /**
+   * True when the frame `pull` returned last lives in a buffer made for it alone that the decoder
+   * has forgotten (see `handOffBytes`): the caller may keep it as is. False for views of a chunk
+   * and of the reused assembly buffers.
+   */
+  get lastFrameOwned(): boolean {
+    return this.#lastOwned;
   }
 
   /** The stream error that ended this stream, or null. */
@@ -115,6 +145,7 @@ export class FrameDecoder {
 
   /** The next whole frame (header + body), or null: more input needed, or the stream failed. */
   pull(): Uint8Array | null {
+    this.#lastOwned = false;
     if (this.#error !== null) return null;
     if (this.#filled > 0) {
       const assembled = this.#continueAssembly();
@@ -153,6 +184,7 @@ export class FrameDecoder {
     this.#filled = 0;
     this.#need = 0;
     this.#slots = [EMPTY, EMPTY];
+    this.#own = null;
     return null;
   }
 
@@ -163,7 +195,7 @@ export class FrameDecoder {
 
   /** Copies the chunk's tail (a partial frame; `size` 0 when its header is incomplete). */
   #startAssembly(chunk: Uint8Array, at: number, available: number, size: number): void {
-    const slot = this.#reserve(available, size === 0 ? FRAME_HEADER_SIZE : size, 0);
+    const slot = this.#buffer(available, size === 0 ? FRAME_HEADER_SIZE : size, 0);
     slot.set(chunk.subarray(at, at + available), 0);
     this.#filled = available;
     this.#need = size;
@@ -188,19 +220,37 @@ export class FrameDecoder {
     }
     const take = Math.min(this.#need - this.#filled, chunk.length - at);
     if (take > 0) {
-      slot = this.#reserve(this.#filled + take, this.#need, this.#filled);
+      slot = this.#buffer(this.#filled + take, this.#need, this.#filled);
       slot.set(chunk.subarray(at, at + take), this.#filled);
       this.#filled += take;
       this.#position = at + take;
     }
     if (this.#filled < this.#need) return null;
-    const frame = slot.subarray(0, this.#need);
+    const own = this.#own;
+    const frame = own ?? slot.subarray(0, this.#need);
     this.#filled = 0;
     this.#need = 0;
+    if (own !== null) {
+      // The frame leaves with its own buffer; the slot (which held at most its header) stays.
+      this.#own = null;
+      this.#lastOwned = true;
+      return frame;
+    }
     // A buffer above the retention cap leaves with its frame; the next frame alternates slots.
     if (slot.length > this.assemblyRetainBytes) this.#slots[this.#slot] = EMPTY;
     this.#slot = this.#slot === 0 ? 1 : 0;
     return frame;
+  }
+
+  /** Where the partial frame's bytes go: its own buffer (hand-off size, see `handOffBytes`) or a slot. */
+  #buffer(needed: number, size: number, keep: number): Uint8Array {
+    if (size < this.handOffBytes) return this.#reserve(needed, size, keep);
+    if (this.#own === null) {
+      const own = new Uint8Array(size);
+      if (keep > 0) own.set(this.#slots[this.#slot].subarray(0, keep), 0);
+      this.#own = own;
+    }
+    return this.#own;
   }
 
   /**

@@ -103,9 +103,9 @@ class MetadataWorker {
       status: rt.status,
       log: rt.log.child('replica'),
       link: linkSettings(config),
-      deliver: (_group, frame) => {
+      deliver: (_group, frame, ingress) => {
         this.#replication.received(frame);
-        this.#driver?.onMessage(frame);
+        this.#driver?.onMessage(frame, ingress);
       },
       ring: (thread, message) => {
         this.#channels.send(thread, message);

@@ -7,8 +7,12 @@
  *    TLS:       the whole ReplicaPlane runs on one shard (the replica-I/O owner) → attachPlane()
  *     │ validated frames (replica-plane/peer-connection.ts), views valid during the call
  *     ▼
- *  onPeerFrames ─ groupOfReplicaFrame ─ ownerThreadOfGroup ─┬─ this thread: deliver(group, frame)
+ *  onPeerFrames ─ groupOfReplicaFrame ─ ownerThreadOfGroup ─┬─ this thread: deliver(group, frame, ingress)
  *                                                           └─ other thread: ring `replica_frame` in
+ *
+ * Every inbound frame was validated once by its link (`PeerConnection`); the group's core is told
+ * so (`FrameIngress.validated`), also after a ring crossing (only links put `in` frames on a
+ * ring). A frame the link handed over (`owned`) keeps that on this thread; the ring copies.
  *  send(replica, group, frame) from a driver on any thread
  *     ─▶ the thread holding the link (status table `replicaOwner`) ─┬─ this thread: the link's queue
  *                                                                   └─ other: ring `replica_frame` out
@@ -24,7 +28,8 @@ import type { ReplicaFrameMessage } from '../channels/messages.js';
 import type { ShoalConfig } from '../config/index.js';
 import type { Logger } from '../log/logger.js';
 import type { HandshakeFigures, ReplicaPeerStats } from '../metrics/thread-stats.js';
-import { PeerConnection, adoptHandedOff, type ReplicaPlane } from '../replica-plane/index.js';
+import type { FrameIngress } from '@shoal/consensus';
+import { LINK_VIEW, PeerConnection, adoptHandedOff, type LinkFrame, type ReplicaPlane } from '../replica-plane/index.js';
 import { shardOfGroup } from '../shard/shard-of.js';
 import type { StatusTable } from '../status/status-table.js';
 import { METADATA_THREAD, shardThread } from './worker-data.js';
@@ -76,7 +81,7 @@ export interface ReplicaLinksOptions {
   readonly log: Logger;
   readonly link: LinkSettings;
   /** A frame for a group this thread runs (a view, valid during the call). */
-  readonly deliver: (group: bigint, frame: Uint8Array) => void;
+  readonly deliver: (group: bigint, frame: Uint8Array, ingress: FrameIngress) => void;
   /** A frame for another thread (the ring copies it). */
   readonly ring: (thread: number, message: ReplicaFrameMessage) => void;
   /** An adopted (handed-off) link closed: the supervisor frees the pair slot. */
@@ -150,13 +155,13 @@ export class ReplicaLinks {
   }
 
   /** Validated frames from a peer, routed by group (views: delivered or copied into a ring now). */
-  onPeerFrames(peer: number, frames: readonly Uint8Array[]): void {
+  onPeerFrames(peer: number, frames: readonly LinkFrame[]): void {
     const o = this.#o;
-    for (const frame of frames) {
-      const group = groupOfReplicaFrame(frame);
+    for (const { bytes, ingress } of frames) {
+      const group = groupOfReplicaFrame(bytes);
       const owner = ownerThreadOfGroup(group, o.shardCount);
-      if (owner === o.self) o.deliver(group, frame);
-      else o.ring(owner, { kind: 'replica_frame', direction: 'in', replica: peer, group, frame });
+      if (owner === o.self) o.deliver(group, bytes, ingress);
+      else o.ring(owner, { kind: 'replica_frame', direction: 'in', replica: peer, group, frame: bytes });
     }
   }
 
@@ -170,7 +175,7 @@ export class ReplicaLinks {
 
   /** A `replica_frame` from the ring: in → a group of this thread; out → a link of this thread. */
   onRing(message: ReplicaFrameMessage): void {
-    if (message.direction === 'in') this.#o.deliver(message.group, message.frame);
+    if (message.direction === 'in') this.#o.deliver(message.group, message.frame, LINK_VIEW);
     else this.#sendHere(message.replica, message.frame.slice()); // the ring view dies after the visit
   }
 

@@ -35,8 +35,12 @@ export {
 export { ReplicaPlaneError, type ReplicaPlaneErrorCode } from './errors.js';
 export { SILENT_LOG, type ReplicaPlaneLog, type ReplicaPlaneLogFields } from './log.js';
 export {
+  LINK_HAND_OFF_BYTES,
+  LINK_OWNED,
+  LINK_VIEW,
   PeerConnection,
   WRITE_BATCH_BYTES_MAX,
+  type LinkFrame,
   type PeerConnectionOptions,
   type PeerConnectionStats,
   type PeerCloseReason,

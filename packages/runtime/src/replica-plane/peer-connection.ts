@@ -11,8 +11,12 @@
  *                     ▼           (client-bound 8/13, reserved 0..4, handshake 14..16, bad bit
  *                  onFrames(peer, frames)          patterns, seals, validate(), suffix, prepares)
  *
- * Frames handed to `onFrames` are views into the socket chunk or the decoder's assembly buffer:
- * valid only during the callback (copy them, e.g. into a ring, before returning).
+ * This is the one validation of a frame on this node: the consensus core is told so
+ * (`FrameIngress.validated`) and does not repeat it. Frames handed to `onFrames` are views into
+ * the socket chunk or the decoder's assembly buffer, valid only during the callback (copy them,
+ * e.g. into a ring, before returning), except those marked `owned`: a frame of at least
+ * `LINK_HAND_OFF_BYTES` that straddled socket reads was assembled into a buffer of its own,
+ * which the receiver keeps (a backup's journal adopts a prepare without copying it).
  *
  * Outbound (§10.4): `send(frame)` enqueues on a queue of `peer_queue_capacity` frames; a full
  * queue drops the frame and counts it (VSR retransmits; callers learn it from the result). The
@@ -29,6 +33,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { BoundedQueue } from '@shoal/stdx';
 import { FrameDecoder, validateHeader, type FrameStreamError } from '@shoal/protocol';
+import type { FrameIngress } from '@shoal/consensus';
 import { SILENT_LOG, type ReplicaPlaneLog } from './log.js';
 
 /** Why a connection ended. */
@@ -41,6 +46,17 @@ export type PeerCloseReason =
   | 'local_close';
 
 export type SendOutcome = 'queued' | 'queue_full' | 'closed';
+
+/** A validated frame off a link: `ingress` says it was validated, and whether its buffer is handed over. */
+export interface LinkFrame {
+  readonly bytes: Uint8Array;
+  readonly ingress: FrameIngress;
+}
+
+/** Validated by the link; a view the receiver must copy to keep. */
+export const LINK_VIEW: FrameIngress = Object.freeze({ validated: true, owned: false });
+/** Validated by the link; a buffer of its own that the receiver keeps. */
+export const LINK_OWNED: FrameIngress = Object.freeze({ validated: true, owned: true });
 
 export interface PeerConnectionOptions {
   readonly peer: number;
@@ -58,8 +74,8 @@ export interface PeerConnectionOptions {
   readonly maxBatch: number;
   /** Budget for `close()` to flush the queue and close before the socket is destroyed. */
   readonly closeTimeoutMs: number;
-  /** Validated frames, in order; views valid only during the call. */
-  readonly onFrames: (peer: number, frames: readonly Uint8Array[]) => void;
+  /** Validated frames, in order; views valid only during the call unless `ingress.owned`. */
+  readonly onFrames: (peer: number, frames: readonly LinkFrame[]) => void;
   /** Called once when the socket has closed, with the first reason seen. */
   readonly onClose: (peer: number, reason: PeerCloseReason) => void;
   /** Every dropped inbound frame, with its reason (after counting). */
@@ -82,13 +98,17 @@ export interface PeerConnectionStats {
 }
 
 /**
- * Assembly buffers a link keeps for frames that straddle socket reads (the decoder's two slots,
- * so at most twice this per link). A prepare of a 1,000-message batch of 1 KiB messages is about
- * 1.1 MB: below this it is assembled into a reused buffer instead of a fresh 1 MB allocation per
- * frame (measured: the allocation and its garbage were ~4 % of a backup shard's time). A node has
- * a handful of links.
+ * A frame at least this large that straddles socket reads (a prepare of a batch of more than a
+ * few dozen 1 KiB messages) is assembled into a buffer of exactly its size, allocated when its
+ * header is in, and handed over (`LinkFrame.ingress.owned`): a backup's journal keeps it as is.
+ * Before, it was assembled into a reused buffer and the journal copied it out (one 1 MiB copy per
+ * prepare on every backup); the allocation count is the same. The peer is authenticated, so
+ * allocating its declared size up front (at most `max_message_size`, one partial frame per link)
+ * is no exposure a replica could not already cause.
  */
-const LINK_ASSEMBLY_RETAIN_BYTES = 8 * 1024 * 1024;
+export const LINK_HAND_OFF_BYTES = 64 * 1024;
+/** Smaller straddling frames (acks, commits, small prepares) share two reused buffers of at most this. */
+const LINK_ASSEMBLY_RETAIN_BYTES = LINK_HAND_OFF_BYTES;
 
 /** A batch stops growing past this many bytes (it always takes at least one frame). */
 export const WRITE_BATCH_BYTES_MAX = 4 * 1024 * 1024;
@@ -128,7 +148,11 @@ export class PeerConnection {
     this.peer = options.peer;
     this.#options = options;
     this.#socket = options.socket;
-    this.#decoder = new FrameDecoder({ frameSizeMax: options.messageSizeMax, assemblyRetainBytes: LINK_ASSEMBLY_RETAIN_BYTES });
+    this.#decoder = new FrameDecoder({
+      frameSizeMax: options.messageSizeMax,
+      assemblyRetainBytes: LINK_ASSEMBLY_RETAIN_BYTES,
+      handOffBytes: LINK_HAND_OFF_BYTES,
+    });
     this.#queue = new BoundedQueue<Uint8Array>(options.queueCapacity);
     this.#log = options.log ?? SILENT_LOG;
   }
@@ -205,15 +229,16 @@ export class PeerConnection {
     if (this.#closing) return;
     this.stats.bytesIn += chunk.length;
     if (!this.#decoder.push(chunk)) return;
-    let frames: Uint8Array[] | null = null;
+    let frames: LinkFrame[] | null = null;
     for (let frame = this.#decoder.pull(); frame !== null; frame = this.#decoder.pull()) {
+      const owned = this.#decoder.lastFrameOwned;
       const reason = validateHeader(frame, 0, { messageSizeMax: this.#options.messageSizeMax, replicaCount: this.#options.replicaCount });
       if (reason !== null) {
         this.#drop(reason, frame);
         continue;
       }
       this.stats.framesIn++;
-      (frames ??= []).push(frame);
+      (frames ??= []).push({ bytes: frame, ingress: owned ? LINK_OWNED : LINK_VIEW });
     }
     if (frames !== null) this.#options.onFrames(this.peer, frames);
     const error = this.#decoder.error;

@@ -20,7 +20,7 @@ import { Dialer, dialPeer, type DialTargetStats } from './dialer.js';
 import type { HandshakeRefusedInfo, PeerUpInfo } from './events.js';
 import { detachForHandOff, flushWrites, parkedHandOffCount, type HandOffPackage } from './handoff.js';
 import { SILENT_LOG, type ReplicaPlaneLog } from './log.js';
-import { PeerConnection, type PeerCloseReason, type PeerConnectionStats, type SendOutcome } from './peer-connection.js';
+import { PeerConnection, type LinkFrame, type PeerCloseReason, type PeerConnectionStats, type SendOutcome } from './peer-connection.js';
 import { deriveIdentity, replicaPlaneSettingsFrom, type ReplicaPlaneIdentity, type ReplicaPlaneSettings } from './settings.js';
 import { loadReplicaTls, type ReplicaTlsMaterial } from './tls.js';
 
@@ -31,7 +31,7 @@ export type PlaneSendOutcome = SendOutcome | 'not_connected' | 'handed_off';
 
 export interface ReplicaPlaneHooks {
   /** Validated inbound frames of one peer, in order; views valid only during the call. */
-  readonly onPeerFrames?: (peer: number, frames: readonly Uint8Array[]) => void;
+  readonly onPeerFrames?: (peer: number, frames: readonly LinkFrame[]) => void;
   readonly onPeerUp?: (peer: number, info: PeerUpInfo) => void;
   readonly onPeerDown?: (peer: number, reason: PeerCloseReason | 'released') => void;
   /** An inbound frame dropped by validation (already counted and logged). */

@@ -18,7 +18,7 @@
  *   resolve_delete_segments → the end offset of the oldest sealed segments, then on to the metadata worker
  */
 import { AssertionError } from '@shoal/stdx';
-import type { ClientRequest } from '@shoal/consensus';
+import type { ClientRequest, FrameIngress } from '@shoal/consensus';
 import {
   ErrorCode, METADATA_GROUP, RequestHeaderView, deleteSegmentsCommand, encodeResultRejection,
   encodeResultSuccess, getConsumerOffsetCommand, pollMessagesCommand,
@@ -376,11 +376,11 @@ export class PartitionHost implements ForwardOutcomes {
   }
 
   /** A replica-plane frame for a group this shard owns (dropped when the partition is unknown here). */
-  onReplicaFrame(group: bigint, frame: Uint8Array): void {
+  onReplicaFrame(group: bigint, frame: Uint8Array, ingress: FrameIngress): void {
     const owned = this.#owned.get(group);
     if (owned === undefined) return;
     owned.replication.received(frame);
-    owned.driver.onMessage(frame);
+    owned.driver.onMessage(frame, ingress);
     this.#o.touched();
   }
 

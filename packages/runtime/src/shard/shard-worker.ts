@@ -112,7 +112,7 @@ class ShardWorker implements ForwardedRequestSink {
       status,
       log: rt.log.child('replica'),
       link: linkSettings(config),
-      deliver: (group, frame) => this.#partitions.onReplicaFrame(group, frame),
+      deliver: (group, frame, ingress) => this.#partitions.onReplicaFrame(group, frame, ingress),
       ring: (thread, message) => {
         this.#channels.send(thread, message);
         this.#turn.touch();
