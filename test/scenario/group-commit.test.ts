@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Command, REPLY_HEADER } from '@shoal/protocol';
 import type { BatchLogStateMachine } from '../../packages/consensus/test/support/state-machines.js';
 import { fakeBatch } from '../../packages/consensus/test/support/state-machines.js';
+import { coreOf } from '@shoal/consensus/testing';
 import { Cluster } from './support/cluster.js';
 
 const HEADER = 256;
@@ -81,6 +82,61 @@ describe('group commit (partition plane)', () => {
     expect(sm.combined).toEqual([3]);
     expect(sm.log.map((b) => b.payload)).toEqual(['a', 'b', 'cde', big, 'g', 'h', 'i', big]);
     expect(tokens.map((t) => replyOf(cluster, t).base)).toEqual([0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n]);
+  });
+});
+
+describe('group commit wait depth (groupWaitDepth)', () => {
+  function pipelineLength(cluster: Cluster): number {
+    return coreOf(cluster.nodes[0]!.r).pipeline.length;
+  }
+
+  it('from the wait depth on, requests wait for a commit behind free slots and go out as one prepare', () => {
+    // 32 slots, but from 2 ops in flight on a request waits to be joined.
+    const cluster = new Cluster({ replicas: 3, plane: 'partition', config: { prepareQueueDepth: 32, groupRequestsMax: 64, groupWaitDepth: 2 } });
+    cluster.run(5);
+    const sent = Array.from({ length: 10 }, (_, i) => ({ request: BigInt(i + 1), ...cluster.request(0, { client: 9n, request: BigInt(i + 1), body: fakeBatch(`w${i}`) }) }));
+    expect(sent.map((s) => s.outcome)).toEqual([...Array<string>(2).fill('proposed'), ...Array<string>(8).fill('queued')]);
+    expect(pipelineLength(cluster)).toBe(2);
+    cluster.runUntil(() => sent.every((s) => cluster.answersFor(s.token).length > 0), 500);
+    cluster.runUntil(() => cluster.converged(3), 200);
+    // Two lone prepares, then the eight that waited as one (with the default depth: ten prepares).
+    expect(cluster.commitMins()).toEqual([3, 3, 3]);
+    expect((cluster.nodes[0]?.sm as BatchLogStateMachine).combined).toEqual([8]);
+    sent.forEach((s, i) => expect(replyOf(cluster, s.token)).toMatchObject({ request: s.request, base: BigInt(i) }));
+  });
+
+  it('a request alone is proposed at once, and a group the count bound closes does not wait', () => {
+    const cluster = new Cluster({ replicas: 3, plane: 'partition', config: { prepareQueueDepth: 32, groupRequestsMax: 3, groupWaitDepth: 1 } });
+    cluster.run(5);
+    const first = cluster.request(0, { client: 9n, request: 1n, body: fakeBatch('a') });
+    expect(first.outcome).toBe('proposed');
+    const outcomes = ['b', 'c', 'd', 'e', 'f'].map((p, i) => cluster.request(0, { client: 9n, request: BigInt(i + 2), body: fakeBatch(p) }).outcome);
+    expect(outcomes).toEqual(Array<string>(5).fill('queued'));
+    // b c d reached the bound of 3: proposed while 'a' was still in flight; e f wait for company.
+    expect(pipelineLength(cluster)).toBe(2);
+    expect((cluster.nodes[0]?.sm as BatchLogStateMachine).combined).toEqual([3]);
+    expect(coreOf(cluster.nodes[0]!.r).pipeline.requests.length).toBe(2);
+    cluster.runUntil(() => cluster.converged(3), 500);
+    expect((cluster.nodes[0]?.sm as BatchLogStateMachine).combined).toEqual([3, 2]);
+    const log = (cluster.nodes[0]?.sm as BatchLogStateMachine).log;
+    expect(log.map((b) => b.payload)).toEqual(['a', 'bcd', 'ef']);
+  });
+
+  it('a request the group cannot join closes it: both go out at once, in queue order', () => {
+    const cluster = new Cluster({ replicas: 3, plane: 'partition', config: { prepareQueueDepth: 32, groupRequestsMax: 64, groupWaitDepth: 1 } });
+    cluster.run(5);
+    expect(cluster.request(0, { client: 9n, request: 1n, body: fakeBatch('a') }).outcome).toBe('proposed');
+    cluster.request(0, { client: 9n, request: 2n, body: fakeBatch('b') });
+    cluster.request(0, { client: 9n, request: 3n, body: fakeBatch('c') });
+    expect(pipelineLength(cluster)).toBe(1);
+    // Another operation (the fake machine combines only 160, and refuses 161 at prepare): the
+    // open group b c is closed by it and proposed now; 161 itself is then refused, not parked.
+    const other = cluster.request(0, { client: 9n, request: 4n, operation: 161, body: fakeBatch('x') });
+    expect(other.outcome).toBe('queued');
+    expect(pipelineLength(cluster)).toBe(2);
+    expect((cluster.nodes[0]?.sm as BatchLogStateMachine).combined).toEqual([2]);
+    expect(coreOf(cluster.nodes[0]!.r).pipeline.requests.length).toBe(0);
+    expect(cluster.answersFor(other.token)).toHaveLength(1);
   });
 });
 

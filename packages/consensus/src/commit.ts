@@ -18,7 +18,7 @@ import { commitFrame, prepareFrame } from './frames.js';
 import { entryFromFrame } from './journal.js';
 import { forwardAlongChain, journalAppend } from './journal-write.js';
 import { Mark } from './marks.js';
-import { takeGroup } from './group-commit.js';
+import { groupStillOpen, takeGroup } from './group-commit.js';
 import { handBackDraining } from './hand-back-state.js';
 import type { GroupMember, QueuedRequest, RequestOutcome } from './pipeline.js';
 import { broadcastGated } from './send.js';
@@ -87,12 +87,19 @@ export function repairSelfAcks(c: Core): void {
 // ---------------------------------------------------------------------------------------------
 // Admission and proposal (primary).
 
-/** Parks the request when no prepare slot is free (or the primary is catching up), else proposes. */
+/**
+ * Parks the request when no prepare slot is free (or the primary is catching up, or it waits to be
+ * joined: group-commit.ts `groupStillOpen`), else proposes.
+ */
 export function admit(c: Core, q: QueuedRequest): RequestOutcome {
   if (c.pipeline.full || !c.isCaughtUpPrimary() || !journalHasRoom(c, c.op + 1) || c.pipeline.requests.length > 0
-    || handBackDraining(c.handBack, c.view)) {
+    || handBackDraining(c.handBack, c.view) || groupStillOpen(c, q)) {
     // Parked: the caller may reuse the body's buffer once this call returns.
-    if (c.pipeline.requests.push(q.body.length === 0 ? q : { ...q, body: q.body.slice() })) return 'queued';
+    if (c.pipeline.requests.push(q.body.length === 0 ? q : { ...q, body: q.body.slice() })) {
+      // Parked to be joined, it may have closed its group (the count or byte bound): propose that now.
+      if (!c.pipeline.full) promoteRequests(c);
+      return 'queued';
+    }
     if (q.awaiter !== null) cancelAwaiter(c, q.awaiter, 'pipeline_full', q.client);
     return 'dropped';
   }
@@ -106,7 +113,7 @@ export function admit(c: Core, q: QueuedRequest): RequestOutcome {
 export function promoteRequests(c: Core): void {
   let grouped = 0;
   while (!c.pipeline.full && c.pipeline.requests.length > 0 && c.isCaughtUpPrimary() && journalHasRoom(c, c.op + 1)
-    && !handBackDraining(c.handBack, c.view)) {
+    && !handBackDraining(c.handBack, c.view) && !groupStillOpen(c)) {
     const group = takeGroup(c);
     if (group.members !== null) grouped += group.members.length;
     propose(c, group.request, group.members);

@@ -46,6 +46,16 @@ export interface ConsensusConfig {
   readonly groupRequestsMax: number;
   readonly groupBytesMax: number;
   /**
+   * Group commit's wait depth: while fewer ops than this are in the pipeline, a request is
+   * proposed at once (no added latency); from this depth on, a joinable request waits in the
+   * request queue for a commit to free a slot below it, unless the group it heads is already
+   * closed (`groupRequestsMax` requests, `groupBytesMax` bytes, or a request behind it that it
+   * cannot join). Without it a pipeline deeper than half a client's window never fills, so the
+   * queue stays empty and every request is its own prepare. `prepareQueueDepth` (the default):
+   * requests wait only for a full pipeline.
+   */
+  readonly groupWaitDepth: number;
+  /**
    * A primary that drops client requests it had not committed (§5.1: a view change, probing)
    * answers each one 57 itself (`answers.ts answerDropped`) instead of leaving it to the host.
    * On for the runtime's partition plane; off by default (the metadata worker and the
@@ -107,6 +117,7 @@ export function makeConfig(input: ConfigInput): ConsensusConfig {
     groupRequestsMax: 1,
     answerDroppedRequests: false,
     groupBytesMax: messageSizeMax - HEADER_SIZE,
+    groupWaitDepth: depth,
     journalSlots: 1024,
     checkpointMargin: Math.max(64, depth),
     clientsTableMax: 8192,
@@ -142,6 +153,8 @@ export function checkConfig(c: ConsensusConfig): void {
   positiveInt(c.requestQueueBytesMax, 'requestQueueBytesMax');
   positiveInt(c.groupRequestsMax, 'groupRequestsMax');
   positiveInt(c.groupBytesMax, 'groupBytesMax');
+  positiveInt(c.groupWaitDepth, 'groupWaitDepth');
+  assert(c.groupWaitDepth <= c.prepareQueueDepth, 'groupWaitDepth must not exceed prepareQueueDepth');
   assert(c.groupBytesMax <= c.messageSizeMax - HEADER_SIZE, 'groupBytesMax must leave room for the prepare header within messageSizeMax');
   positiveInt(c.journalSlots, 'journalSlots');
   positiveInt(c.checkpointMargin, 'checkpointMargin');

@@ -6,11 +6,13 @@
  *                                                   ─▶ sm.combine(bodies) ─▶ one prepare, members r1..rk
  *   commit of that op ─▶ one reply per member (memberReplyFrame), in member order
  *
- * Only what is already queued is joined: a request that finds a free slot is proposed at once,
- * alone, so grouping adds no latency and needs no timer. A group is consecutive requests from the
- * queue's head, so the order of proposal (and of offsets, and of replies) is the queue order.
- * Bounds: `groupRequestsMax` requests and `groupBytesMax` body bytes (config.ts). Only requests a
- * client waits on (a token, no in-process awaiter) of an operation the machine can combine join.
+ * Only what is already queued is joined, and no timer runs: a request that finds fewer than
+ * `groupWaitDepth` ops in the pipeline is proposed at once (alone, it adds no latency); from that
+ * depth on it waits in the queue for the next commit, which frees a slot and takes it with every
+ * request queued behind it (`groupStillOpen`). A group is consecutive requests from the queue's
+ * head, so the order of proposal (and of offsets, and of replies) is the queue order. Bounds:
+ * `groupRequestsMax` requests and `groupBytesMax` body bytes (config.ts). Only requests a client
+ * waits on (a token, no in-process awaiter) of an operation the machine can combine join.
  */
 import { writeReplyFrame } from '@shoal/protocol';
 import type { Core } from './core.js';
@@ -26,6 +28,31 @@ export interface ProposedGroup {
 
 function joinable(c: Core, q: QueuedRequest, operation: number): boolean {
   return q.awaiter === null && q.token !== null && q.operation === operation && c.sm.combinable?.(q.operation) === true;
+}
+
+/**
+ * True when the group the queue's head (then `extra`, a request not yet queued) would form should
+ * wait for company: group commit is on, the pipeline holds `groupWaitDepth` ops or more (so a
+ * commit, and with it a slot, is coming), and the group is still open: the head is joinable, and
+ * the run behind it ends with the queue before reaching `groupRequestsMax` requests or
+ * `groupBytesMax` bytes or a request it cannot join. A closed group gains nothing by waiting.
+ */
+export function groupStillOpen(c: Core, extra: QueuedRequest | null = null): boolean {
+  const config = c.config;
+  if (config.groupRequestsMax <= 1 || c.sm.combine === undefined || c.pipeline.length < config.groupWaitDepth) return false;
+  const queue = c.pipeline.requests;
+  const at = (i: number): QueuedRequest | undefined => (i < queue.length ? queue.at(i) : i === queue.length && extra !== null ? extra : undefined);
+  const head = at(0);
+  if (head === undefined || !joinable(c, head, head.operation)) return false;
+  let bytes = 0;
+  for (let i = 0; i < config.groupRequestsMax; i++) {
+    const q = at(i);
+    if (q === undefined) return true;
+    if (!joinable(c, q, head.operation)) return false;
+    bytes += q.body.length;
+    if (bytes >= config.groupBytesMax) return false;
+  }
+  return false;
 }
 
 /** Takes the next proposal off the request queue's head: one request, or a group of them. */

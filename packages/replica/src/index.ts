@@ -21,5 +21,5 @@ export { PartitionAdapter, type StorageWork } from './partition-adapter.js';
 export { preferredPrimary } from './leadership.js';
 export {
   partitionCoreConfig, type PartitionCoreInput, PARTITION_REQUEST_QUEUE_MAX, PARTITION_REQUEST_QUEUE_BYTES_MAX,
-  GROUP_COMMIT_REQUESTS_MAX, GROUP_COMMIT_BYTES_MAX,
+  GROUP_COMMIT_REQUESTS_MAX, GROUP_COMMIT_BYTES_MAX, GROUP_COMMIT_WAIT_DEPTH,
 } from './partition-core-config.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { configPathFrom, formatConfigErrors, redactConfig, REDACTED, renderConfig, type ShoalConfig } from '../src/index.js';
-import { GROUP_COMMIT_BYTES_MAX, GROUP_COMMIT_REQUESTS_MAX, partitionCoreConfig } from '@shoal/replica';
+import { GROUP_COMMIT_BYTES_MAX, GROUP_COMMIT_REQUESTS_MAX, GROUP_COMMIT_WAIT_DEPTH, partitionCoreConfig } from '@shoal/replica';
 import { partitionConsensusConfig } from '../src/engine/consensus-config.js';
 import {
   CLUSTER_FILE, CORES, OTHER_SECRET, SECRET, cluster, errorsOf, expectError, load, loadOk, node, rosterFile,
@@ -56,7 +56,7 @@ describe('built-in defaults (no file, no env)', () => {
     });
     expect(config.metadata).toEqual({ prepareQueueDepth: 32, requestQueueDepth: 64, journalSlots: 1024, clientsTableMax: 8192 });
     expect(config.partition).toEqual({
-      prepareQueueDepth: 32, requestQueueDepth: 64, groupCommitRequestsMax: 64, groupCommitBytesMax: 2 ** 20, evictedRingCapacity: 4096, evictedRingBytesMax: 16 * 2 ** 20,
+      prepareQueueDepth: 32, requestQueueDepth: 64, groupCommitRequestsMax: 64, groupCommitBytesMax: 2 ** 20, groupCommitWaitDepth: 4, evictedRingCapacity: 4096, evictedRingBytesMax: 16 * 2 ** 20,
       transferServedCacheBytesMax: 2176 * 2 ** 20, transferArtifactBytesMax: 1088 * 2 ** 20, transferServingConcurrency: 2,
     });
     expect(config.system.sharding).toMatchObject({
@@ -72,7 +72,8 @@ describe('built-in defaults (no file, no env)', () => {
   it('are the group commit defaults the simulator runs (replica partitionCoreConfig)', () => {
     const { config } = loadOk();
     const core = partitionConsensusConfig(config);
-    expect([config.partition.groupCommitRequestsMax, config.partition.groupCommitBytesMax]).toEqual([GROUP_COMMIT_REQUESTS_MAX, GROUP_COMMIT_BYTES_MAX]);
+    expect([config.partition.groupCommitRequestsMax, config.partition.groupCommitBytesMax, config.partition.groupCommitWaitDepth])
+      .toEqual([GROUP_COMMIT_REQUESTS_MAX, GROUP_COMMIT_BYTES_MAX, GROUP_COMMIT_WAIT_DEPTH]);
     expect(core).toMatchObject(partitionCoreConfig({ prepareQueueDepth: config.partition.prepareQueueDepth }));
   });
 

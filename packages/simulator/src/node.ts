@@ -24,6 +24,8 @@ export interface NodeEnv {
   readonly messagesRequiredToSave: number;
   /** Partition groups' prepare pipeline depth. */
   readonly partitionPipelineDepth: number;
+  /** Partition groups' group-commit wait depth (capped at the pipeline depth). */
+  readonly partitionGroupWaitDepth: number;
   now(): number;
   send(from: number, to: number, frame: Uint8Array): void;
   /** The host's view of its replica link to `to` (the runtime: the status table's link owner). */
@@ -289,7 +291,7 @@ export class SimNode {
     const dir = this.layout.partitionDir(streamId, topicId, partitionId);
     const holder: { current: PartitionDriver | null } = { current: null };
     const options = {
-      config: { cluster: env.cluster, replica: this.index, replicaCount: env.replicaCount, ...partitionCoreConfig({ prepareQueueDepth: env.partitionPipelineDepth }) },
+      config: { cluster: env.cluster, replica: this.index, replicaCount: env.replicaCount, ...partitionCoreConfig({ prepareQueueDepth: env.partitionPipelineDepth, groupWaitDepth: env.partitionGroupWaitDepth }) },
       disk: this.disk,
       dir,
       group,

@@ -62,6 +62,12 @@ export interface SimulationOptions {
    * shallow one fills under the workload, so requests queue in the core and are group-committed.
    */
   readonly partitionPipelineDepth: number;
+  /**
+   * Group commit's wait depth on partition groups (`partition.group_commit_wait_depth`,
+   * production 4; capped at the pipeline depth): from it on, requests wait in the core's queue to
+   * be joined even behind a pipeline with free slots.
+   */
+  readonly partitionGroupWaitDepth: number;
   /** Ticks between watermark samples. */
   readonly sampleEveryTicks: number;
 }
@@ -101,6 +107,7 @@ export function calmOptions(seed: number, replicas: number, overrides: Partial<S
     workload: { dataPartitions: 2, metadataShare: 0.3, messagesMax: 4, offsetShare: 0.125, burst: false },
     messagesRequiredToSave: 1024,
     partitionPipelineDepth: 32,
+    partitionGroupWaitDepth: 4,
     sampleEveryTicks: 10,
     ...overrides,
   };
@@ -184,6 +191,7 @@ export function optionsForSeed(seed: number, replicas = 3, overrides: Partial<Si
     messagesRequiredToSave: pick([1, 8, 64, 1024]),
     // Drawn last: the draws above (and so every earlier seed's mix) stay as they were.
     partitionPipelineDepth: pick([32, 4, 2]),
+    partitionGroupWaitDepth: pick([4, 1, 2, 32]),
   });
   return { ...base, ...overrides };
 }

@@ -140,6 +140,7 @@ export class Simulation {
       cluster,
       messagesRequiredToSave: options.messagesRequiredToSave,
       partitionPipelineDepth: options.partitionPipelineDepth,
+      partitionGroupWaitDepth: options.partitionGroupWaitDepth,
       now: (): number => this.#tick,
       send: (from: number, to: number, frame: Uint8Array): void => {
         if (to < n) this.#observeReplicaFrame(from, frame);

@@ -153,6 +153,7 @@ export function resolveConfig(
       requestQueueDepth: 2 * partitionDepth,
       groupCommitRequestsMax: read.number('partition.group_commit_requests_max'),
       groupCommitBytesMax: read.number('partition.group_commit_bytes_max'),
+      groupCommitWaitDepth: read.number('partition.group_commit_wait_depth'),
       evictedRingCapacity: read.number('partition.evicted_ring_capacity'),
       evictedRingBytesMax: read.number('partition.evicted_ring_bytes_max'),
       transferServedCacheBytesMax: servedCache,

@@ -153,6 +153,7 @@ export interface PartitionConfig {
   /** Group commit bounds (consensus group-commit.ts). */
   readonly groupCommitRequestsMax: number;
   readonly groupCommitBytesMax: number;
+  readonly groupCommitWaitDepth: number;
   readonly evictedRingCapacity: number;
   readonly evictedRingBytesMax: number;
   readonly transferServedCacheBytesMax: number;

@@ -47,6 +47,7 @@ export function partitionConsensusConfig(config: ShoalConfig): ConfigInput {
       prepareQueueDepth: config.partition.prepareQueueDepth,
       groupRequestsMax: config.partition.groupCommitRequestsMax,
       groupBytesMax: config.partition.groupCommitBytesMax,
+      groupWaitDepth: config.partition.groupCommitWaitDepth,
     }),
     evictedRingCapacity: config.partition.evictedRingCapacity,
     evictedRingBytesMax: config.partition.evictedRingBytesMax,
