@@ -40,12 +40,14 @@ interface Args {
   resume: boolean;
   progress: number;
   requireMarks: boolean;
+  /** --group-wait-depth N (with --seed): replay with this wait depth instead of the drawn one. */
+  groupWaitDepth: number | null;
 }
 
 function parseArgs(argv: readonly string[]): Args {
   const args: Args = {
     seed: null, seeds: null, seedStart: 1, replicas: null, workers: 2, verbose: false, bench: false, html: null, out: null,
-    resume: false, progress: 30, requireMarks: false,
+    resume: false, progress: 30, requireMarks: false, groupWaitDepth: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -77,12 +79,14 @@ function parseArgs(argv: readonly string[]): Args {
       case '--resume': args.resume = true; break;
       case '--progress': args.progress = value(); break;
       case '--require-marks': args.requireMarks = true; break;
+      case '--group-wait-depth': args.groupWaitDepth = Math.max(1, value()); break;
       default: throw new Error(`unknown argument ${flag ?? ''}`);
     }
   }
   if (!args.bench && (args.seed === null) === (args.seeds === null)) throw new Error('give exactly one of --seed S, --seeds N or --bench');
   if (args.html !== null && args.seed === null) throw new Error('--html goes with --seed S');
   if (args.resume && args.out === null) throw new Error('--resume needs --out FILE');
+  if (args.groupWaitDepth !== null && args.seed === null) throw new Error('--group-wait-depth goes with --seed S');
   return args;
 }
 
@@ -100,7 +104,8 @@ function spawnWorker(): Worker {
 function runOne(args: Args & { seed: number }): number {
   const started = performance.now();
   const replicas = clusterSize(args.seed, args.replicas);
-  const options = optionsForSeed(args.seed, replicas);
+  const drawn = optionsForSeed(args.seed, replicas);
+  const options = args.groupWaitDepth === null ? drawn : { ...drawn, partitionGroupWaitDepth: args.groupWaitDepth };
   const timeline = args.html === null ? null : new Timeline(args.seed, replicas, options.clients);
   const r = new Simulation(options, {}, timeline).run();
   console.log(`${describe(r)} profile=${profileForSeed(args.seed)} crashes=${r.stats.crashes} partitions=${r.stats.partitions} `

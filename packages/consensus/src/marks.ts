@@ -139,7 +139,7 @@ export const Mark = Object.freeze({
   HandBackDrainBounded: 'hand_back_drain_bounded',
 
   // --- Group commit (group-commit.ts).
-  /** Requests queued behind a full pipeline were joined into one prepare (once per promotion). */
+  /** Requests queued behind a full pipeline or the wait depth (`groupWaitDepth`) were joined into one prepare (once per promotion). */
   GroupCommit: 'group_commit',
 } as const);
 
