@@ -102,9 +102,10 @@ export interface PeerConnectionStats {
  * few dozen 1 KiB messages) is assembled into a buffer of exactly its size, allocated when its
  * header is in, and handed over (`LinkFrame.ingress.owned`): a backup's journal keeps it as is.
  * Before, it was assembled into a reused buffer and the journal copied it out (one 1 MiB copy per
- * prepare on every backup); the allocation count is the same. The peer is authenticated, so
- * allocating its declared size up front (at most `max_message_size`, one partial frame per link)
- * is no exposure a replica could not already cause.
+ * prepare on every backup); the allocation count is the same. The peer passed the replica
+ * handshake (authenticated when `cluster.auth.enabled`) and holds the one link of its pair, so
+ * allocating a declared size up front costs at most `max_message_size` per link, one partial
+ * frame each: bounded by the roster, not by what strangers send.
  */
 export const LINK_HAND_OFF_BYTES = 64 * 1024;
 /** Smaller straddling frames (acks, commits, small prepares) share two reused buffers of at most this. */
