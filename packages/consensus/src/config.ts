@@ -50,9 +50,9 @@ export interface ConsensusConfig {
    * proposed at once (no added latency); from this depth on, a joinable request waits in the
    * request queue for a commit to free a slot below it, unless the group it heads is already
    * closed (`groupRequestsMax` requests, `groupBytesMax` bytes, or a request behind it that it
-   * cannot join). Without it a pipeline deeper than half a client's window never fills, so the
-   * queue stays empty and every request is its own prepare. `prepareQueueDepth` (the default):
-   * requests wait only for a full pipeline.
+   * cannot join). Without it requests that reach the core a few at a time, between commits, each
+   * find a free slot in a deep pipeline that never fills, and nearly every request is its own
+   * prepare. `prepareQueueDepth` (the default): requests wait only for a full pipeline.
    */
   readonly groupWaitDepth: number;
   /**
