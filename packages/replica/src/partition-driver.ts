@@ -42,7 +42,7 @@ import { GroupDriver } from './group-driver.js';
 import { hasJournalLostMarker, journalFilesAbsent, removeJournalLostMarker, writeJournalLostMarker } from './journal-lost-marker.js';
 import { syncFile } from './metadata-driver.js';
 import { PartitionAdapter, type StorageWork } from './partition-adapter.js';
-import type { DriverOptions, OpenResult } from './ports.js';
+import type { DriverOptions, FatalReason, OpenResult } from './ports.js';
 import { TransferStaging } from './transfer-staging.js';
 import { HandBackPolicy, preferredPrimary } from './leadership.js';
 
@@ -702,6 +702,11 @@ export class PartitionDriver extends GroupDriver {
       return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
     }
     this.#storage = reopened;
+    const refused = superblockRefusal(reopened);
+    if (refused !== null) {
+      this.stop(refused.reason, `reopen after install: ${refused.detail}`);
+      return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
+    }
     this.#adapter.state.install({
       purgeGeneration: summary.offsets.purgeGeneration,
       nextOffset: BigInt(summary.nextOffset),
@@ -734,6 +739,11 @@ export class PartitionDriver extends GroupDriver {
       return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
     }
     this.#storage = reopened;
+    const refused = superblockRefusal(reopened);
+    if (refused !== null) {
+      this.stop(refused.reason, `reopen after an install not applied (${reason}): ${refused.detail}`);
+      return { kind: 'install_done', nonce, ok: false, failure: 'install', reason: 'io' };
+    }
     // The reopen ran boot recovery: on the faulty disk that failed the marker it may have cut a
     // tail it could not read back. Memory must not run ahead of the log it serves.
     if (BigInt(reopened.log.nextOffset) !== this.#adapter.state.nextOffset) {
@@ -742,6 +752,21 @@ export class PartitionDriver extends GroupDriver {
     }
     return { kind: 'install_done', nonce, ok: false, failure: 'install', reason };
   }
+}
+
+/**
+ * The superblock of partition storage (re)opened under a driver, read before anything writes it.
+ * A slot that no longer verifies (a misdirected or torn write on a faulty disk, seen only now
+ * because the store that wrote it never re-read it) is what boot refuses: the same verdict here,
+ * `partition_recovery_refused` (the partition is rebuilt from peers), and never a write over it
+ * (`SuperblockStore.write` asserts after a refused read: simulator seed 1011870 of 3 crashed
+ * there after a state transfer's install).
+ */
+function superblockRefusal(storage: PartitionStorage): { readonly reason: FatalReason; readonly detail: string } | null {
+  const read = storage.superblock.read();
+  if (!read.ok) return { reason: 'partition_io', detail: `superblock: ${read.error.message}` };
+  if (read.value.kind === 'refused') return { reason: 'partition_recovery_refused', detail: read.value.reason };
+  return null;
 }
 
 /** Why a RepairPrepare's body cannot be what its primary journaled (null: it can). */

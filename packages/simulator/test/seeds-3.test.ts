@@ -171,4 +171,12 @@ describe('simulator seeds', () => {
   it('seed 1038836 of 3 replicas passes', () => {
     expect(failures(3, [1038836])).toEqual([]);
   }, 170_000);
+  // Once a crash (found by the first sweep with a drawn group-commit wait depth): on a faulty disk
+  // a partition's state-transfer install reopened its storage, and the frontier write read a
+  // superblock slot a misdirected write had damaged; SuperblockStore.write asserted. The reopened
+  // superblock is now read first and a refusal stops the driver as boot would
+  // (partition_recovery_refused; partition-driver.ts superblockRefusal).
+  it('seed 1011870 of 3 replicas passes', () => {
+    expect(failures(3, [1011870])).toEqual([]);
+  }, 170_000);
 });
