@@ -18,8 +18,9 @@
  *                    committed again and re-applied (a solo replica re-applies its journal at
  *                    once). Without a journal file (a directory from before it existed) a solo
  *                    replica adopts them, one op per batch.
- *   L < O            the disk lost synced data: wipe the partition, restore commit 0 with prior
- *                    state (ceded, journal incomplete: repair / state transfer refills it)
+ *   L < O            the disk lost synced data: mark the journal lost (it holds nothing at or
+ *                    below O's op), wipe the partition, restore commit 0 with prior state
+ *                    (ceded, journal incomplete: repair / state transfer refills it)
  */
 import {
   type Completion, type ConsensusConfig, type DurableVsrState, type Effect, type FrameIngress, type RestoreRecord, Replica, makeConfig,
@@ -263,8 +264,22 @@ export class PartitionDriver extends GroupDriver {
       rewrite = true;
     }
     // Below the frontier (also after a cut, should the reopen have found less): the disk lost
-    // data it had made durable. Start over empty; peers refill it.
+    // data it had made durable. Start over empty; peers refill it. The journal was opened above
+    // that frontier, so it no longer holds the ops at or below it (compacted, or dropped by this
+    // boot's consolidation), which this replica acknowledged: with commit 0 and no record of them
+    // it would nack them in a view change (seed 1024031 of 5: a power loss on a faulty disk lost
+    // the segments of ops 1..25 it had committed, and its DoViewChange nacked them). The journal
+    // counts as lost (blind votes until caught up), marked before the wipe: until the frontier is
+    // rewritten below, a crash finds the same shortfall and marks it again.
     if (storage.log.nextOffset !== frontier.offset) {
+      if (!lostMarked) {
+        try {
+          writeJournalLostMarker(options.disk, options.dir);
+        } catch (error) {
+          return { ok: false, reason: 'partition_io', detail: `journal-lost marker: ${(error as Error).message}` };
+        }
+        lostMarked = true;
+      }
       const wiped = wipe(options.disk, storage, storageOptions);
       if (typeof wiped === 'string') return { ok: false, reason: 'partition_io', detail: wiped };
       storage = wiped;
