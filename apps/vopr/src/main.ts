@@ -42,12 +42,14 @@ interface Args {
   requireMarks: boolean;
   /** --group-wait-depth N (with --seed): replay with this wait depth instead of the drawn one. */
   groupWaitDepth: number | null;
+  /** --inline-frontier (with --seed): replay with the partition frontier written inline (as before the disk thread). */
+  inlineFrontier: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
   const args: Args = {
     seed: null, seeds: null, seedStart: 1, replicas: null, workers: 2, verbose: false, bench: false, html: null, out: null,
-    resume: false, progress: 30, requireMarks: false, groupWaitDepth: null,
+    resume: false, progress: 30, requireMarks: false, groupWaitDepth: null, inlineFrontier: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -80,6 +82,7 @@ function parseArgs(argv: readonly string[]): Args {
       case '--progress': args.progress = value(); break;
       case '--require-marks': args.requireMarks = true; break;
       case '--group-wait-depth': args.groupWaitDepth = Math.max(1, value()); break;
+      case '--inline-frontier': args.inlineFrontier = true; break;
       default: throw new Error(`unknown argument ${flag ?? ''}`);
     }
   }
@@ -87,6 +90,7 @@ function parseArgs(argv: readonly string[]): Args {
   if (args.html !== null && args.seed === null) throw new Error('--html goes with --seed S');
   if (args.resume && args.out === null) throw new Error('--resume needs --out FILE');
   if (args.groupWaitDepth !== null && args.seed === null) throw new Error('--group-wait-depth goes with --seed S');
+  if (args.inlineFrontier && args.seed === null) throw new Error('--inline-frontier goes with --seed S');
   return args;
 }
 
@@ -105,7 +109,11 @@ function runOne(args: Args & { seed: number }): number {
   const started = performance.now();
   const replicas = clusterSize(args.seed, args.replicas);
   const drawn = optionsForSeed(args.seed, replicas);
-  const options = args.groupWaitDepth === null ? drawn : { ...drawn, partitionGroupWaitDepth: args.groupWaitDepth };
+  const options = {
+    ...drawn,
+    ...(args.groupWaitDepth === null ? {} : { partitionGroupWaitDepth: args.groupWaitDepth }),
+    ...(args.inlineFrontier ? { asyncFrontier: false } : {}),
+  };
   const timeline = args.html === null ? null : new Timeline(args.seed, replicas, options.clients);
   const r = new Simulation(options, {}, timeline).run();
   console.log(`${describe(r)} profile=${profileForSeed(args.seed)} crashes=${r.stats.crashes} partitions=${r.stats.partitions} `

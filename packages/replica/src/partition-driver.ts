@@ -38,6 +38,7 @@ import {
   type Disk, INDEX_ENTRY_SIZE, PartitionInstaller, PartitionJournal, PartitionStorage, type PartitionStorageOptions, PARTITION_STORAGE_DEFAULTS,
   type RetentionPolicy, type StateOffer, type VsrState, applyRetention, buildPartitionOffer, deleteSegments, parseSegmentFileName,
   type IoResult, joinPath, pollParts, removePartitionDir, SuperblockStore, writePurgeRecord,
+  type DiskJobResult, type DiskQueue, type LogSyncTicket, type PreparedSuperblockWrite,
 } from '@shoal/storage';
 import { GroupDriver } from './group-driver.js';
 import { hasJournalLostMarker, journalFilesAbsent, removeJournalLostMarker, writeJournalLostMarker } from './journal-lost-marker.js';
@@ -68,6 +69,12 @@ export interface PartitionDriverOptions extends DriverOptions {
    * at once, sooner than its acks go stale (consensus hand-back.ts). Absent: always linked.
    */
   readonly peerLinked?: (replica: number) => boolean;
+  /**
+   * Where the frontier's durability work runs (the segment and journal fdatasyncs and the
+   * superblock write a commit frontier needs; docs/storage-async-frontier.md). Absent: inline,
+   * on the calling thread, as the frontier was always written.
+   */
+  readonly diskQueue?: DiskQueue;
 }
 
 /** What the metadata plane committed about this partition (after each commit touching it). */
@@ -150,6 +157,9 @@ export class PartitionDriver extends GroupDriver {
   /** Gives the group back to its preferred replica after a failover (leadership.ts). */
   readonly #handBack: HandBackPolicy;
   readonly #peerLinked: (replica: number) => boolean;
+  readonly #diskQueue: DiskQueue | null;
+  /** A frontier job is queued or running (at most one: it owns the superblock's next slot). */
+  #frontierInFlight = false;
 
   private constructor(
     options: PartitionDriverOptions, config: ConsensusConfig, replica: Replica, adapter: PartitionAdapter,
@@ -169,6 +179,7 @@ export class PartitionDriver extends GroupDriver {
     this.#journal = journal;
     this.#handBack = new HandBackPolicy(preferredPrimary(options.group, config.replicaCount));
     this.#peerLinked = options.peerLinked ?? alwaysLinked;
+    this.#diskQueue = options.diskQueue ?? null;
     this.messageLog = new SegmentMessageLog(this);
     this.#staging = new TransferStaging(config.messageSizeMax, (entries, commitOp) => {
       const installer = new PartitionInstaller(options.disk, options.dir, entries, BigInt(commitOp));
@@ -381,6 +392,8 @@ export class PartitionDriver extends GroupDriver {
     const state = this.#adapter.state;
     if (observation.purgeGeneration > state.purgeGeneration) {
       this.drain();
+      this.#settleDisk();
+      if (this.halted) return;
       const purged = this.#storage.purge(observation.purgeGeneration, observation.createdRevision);
       if (!purged.ok) {
         this.stop('partition_io', `purge: ${purged.error.message}`);
@@ -428,6 +441,7 @@ export class PartitionDriver extends GroupDriver {
   /** After the last flush (`close`): sync the log, record the frontier, close files. */
   protected closeFiles(): void {
     this.#staging.abortAll();
+    this.#settleDisk();
     if (this.fatal === null) this.#syncAndRecordFrontier();
     this.#storage.close();
     this.#journal.close();
@@ -442,6 +456,8 @@ export class PartitionDriver extends GroupDriver {
    */
   destroy(): IoResult<void> {
     this.shut();
+    // A queued frontier job names files in this directory: it runs (and is ignored) first.
+    this.#settleDisk();
     this.#staging.abortAll();
     this.#storage.close();
     this.#journal.close();
@@ -482,15 +498,18 @@ export class PartitionDriver extends GroupDriver {
     const work = this.#adapter.takeStorageWork();
     let run: Uint8Array[] = [];
     let synced = false;
+    let syncDue = false;
+    const deferSync = this.#diskQueue !== null;
     const flushRun = (): boolean => {
       if (run.length === 0) return true;
-      const appended = this.#storage.log.append(run);
+      const appended = this.#storage.log.append(run, deferSync);
       run = [];
       if (!appended.ok) {
         this.stop('partition_io', `append: ${appended.error.message}`);
         return false;
       }
       if (appended.value.synced || appended.value.sealed > 0) synced = true;
+      if (appended.value.syncDue) syncDue = true;
       return true;
     };
     for (const w of work) {
@@ -508,6 +527,7 @@ export class PartitionDriver extends GroupDriver {
       `partition log end ${this.#storage.log.nextOffset} != state next offset ${this.#adapter.state.nextOffset}`,
     );
     if (synced) this.#syncAndRecordFrontier();
+    else if (syncDue) this.#submitFrontierJob();
   }
 
   /** A failed unlink keeps the marker (the next boot abstains needlessly, never unsafely) and retries. */
@@ -543,6 +563,8 @@ export class PartitionDriver extends GroupDriver {
         return null;
       }
       case 'superblock_write':
+        this.#settleDisk();
+        if (this.halted) return null;
         return { kind: 'superblock_written', state: effect.state, ok: this.#writeSuperblock(effect.state) };
       case 'transfer_offer':
         return this.#offer(effect);
@@ -558,6 +580,9 @@ export class PartitionDriver extends GroupDriver {
         this.#staging.discard(effect.nonce);
         return null;
       case 'transfer_install':
+        // The install replaces the files a queued frontier job names.
+        this.#settleDisk();
+        if (this.halted) return null;
         return this.#install(effect.nonce, effect.manifest, effect.commitOp, effect.journalHead);
       default:
         assert(false, `partition driver: unexpected effect ${effect.kind}`);
@@ -592,6 +617,9 @@ export class PartitionDriver extends GroupDriver {
   }
 
   #syncAndRecordFrontier(): void {
+    // The inline path writes the superblock: a queued job holds its next slot, so it runs first.
+    this.#settleDisk();
+    if (this.fatal !== null) return;
     const synced = this.#storage.log.sync();
     if (!synced.ok) {
       this.stop('partition_io', `sync: ${synced.error.message}`);
@@ -613,14 +641,80 @@ export class PartitionDriver extends GroupDriver {
     this.#writeFrontier(next);
   }
 
+  /**
+   * The asynchronous `#syncAndRecordFrontier` (a `diskQueue`): the offset files are synced here
+   * (nothing to do unless a consumer committed), then one job fdatasyncs the active segment and
+   * the journal and writes the superblock with the frontier captured NOW, from batches already in
+   * the OS. The frontier moves, and the journal compacts, only when the job ran
+   * (`#frontierDone`). One job at a time; a window that filled meanwhile is submitted after it.
+   */
+  #submitFrontierJob(): void {
+    const queue = this.#diskQueue;
+    assert(queue !== null, 'partition driver: frontier job without a disk queue');
+    if (this.#frontierInFlight || this.halted) return;
+    const offsetsSynced = this.#storage.offsets.sync();
+    if (!offsetsSynced.ok) {
+      this.stop('partition_io', `offsets sync: ${offsetsSynced.error.message}`);
+      return;
+    }
+    const ticket = this.#storage.log.syncTicket();
+    const next: Frontier = { op: this.#adapter.lastApplied, offset: this.#storage.log.nextOffset };
+    const steps: { kind: 'sync_file'; path: string }[] = [...ticket.paths, this.#journal.activePath].map((path) => ({ kind: 'sync_file', path }));
+    let prepared: PreparedSuperblockWrite | null = null;
+    if (next.op !== this.#frontier.op || next.offset !== this.#frontier.offset) {
+      const record = this.#prepareRecord(this.#durableRecordState(), next);
+      if (record === null) return;
+      prepared = record;
+    }
+    this.#frontierInFlight = true;
+    const writes = prepared === null ? [] : [{ kind: 'write_atomic' as const, path: prepared.path, bytes: prepared.record }];
+    queue.submit({ steps: [...steps, ...writes] }, (result) => this.#frontierDone(result, steps.length, ticket, prepared, next));
+  }
+
+  /** A frontier job ran (on the submitting thread, in submission order). */
+  #frontierDone(result: DiskJobResult, syncSteps: number, ticket: LogSyncTicket, prepared: PreparedSuperblockWrite | null, next: Frontier): void {
+    this.#frontierInFlight = false;
+    // Stopped meanwhile: nothing more is written. (Closing settles its jobs before it closes the
+    // files, so a job done while closing still records what it made durable.)
+    if (this.fatal !== null) return;
+    if (!result.ok) {
+      if (result.step >= syncSteps) {
+        // The superblock write failed: no frontier, as on the inline path.
+        this.hooks.event?.('superblock_write_failed', result.error.message);
+      } else if (result.error.code === 'ENOENT' && result.error.syscall.startsWith('open')) {
+        // A file retention removed (or a rotation retired) after the job was built: nothing was
+        // claimed; the next window retries.
+        this.hooks.event?.('frontier_job_abandoned', result.error.message);
+      } else {
+        this.stop('partition_io', `frontier sync: ${result.error.message}`);
+        return;
+      }
+    } else {
+      this.#storage.log.synced(ticket);
+      if (prepared !== null) {
+        this.#storage.superblock.confirm(prepared);
+        this.#advanceFrontier(next);
+      }
+    }
+    if (!this.halted && this.#storage.log.syncDue) this.#submitFrontierJob();
+  }
+
+  /** Every queued frontier job has run and been accounted for (before anything else touches the superblock or the files). */
+  #settleDisk(): void {
+    if (this.#diskQueue !== null && this.#diskQueue.pending > 0) this.#diskQueue.barrier();
+  }
+
   /** Writes the superblock with the last durable view and a new frontier. */
   #writeFrontier(frontier: Frontier): boolean {
-    const d = this.#durable;
-    const ok = this.#writeRecord({
-      view: d?.view ?? 0, logView: d?.logView ?? 0, commitMax: d?.commitMax ?? 0, checkpointOp: 0, checkpointChecksum: 0n, logHead: d?.logHead ?? 0,
-    }, frontier);
+    const ok = this.#writeRecord(this.#durableRecordState(), frontier);
     if (ok) this.#advanceFrontier(frontier);
     return ok;
+  }
+
+  /** The last durable (view, log_view, commit_max, log_head): a frontier write repeats it. */
+  #durableRecordState(): DurableVsrState {
+    const d = this.#durable;
+    return { view: d?.view ?? 0, logView: d?.logView ?? 0, commitMax: d?.commitMax ?? 0, checkpointOp: 0, checkpointChecksum: 0n, logHead: d?.logHead ?? 0 };
   }
 
   /** The durable frontier moved: the journal forgets what the segments now hold. */
@@ -644,7 +738,24 @@ export class PartitionDriver extends GroupDriver {
   }
 
   #writeRecord(state: DurableVsrState, frontier: Frontier): boolean {
-    const written = this.#storage.superblock.write({
+    assert(!this.#frontierInFlight, 'partition driver: a superblock write while a frontier job holds its next slot');
+    const written = this.#storage.superblock.write(this.#vsrRecord(state, frontier));
+    if (!written.ok) this.hooks.event?.('superblock_write_failed', written.error.message);
+    return written.ok;
+  }
+
+  /** `#writeRecord` for a disk job: the record and its slot, or null (a read failed: no frontier). */
+  #prepareRecord(state: DurableVsrState, frontier: Frontier): PreparedSuperblockWrite | null {
+    const prepared = this.#storage.superblock.prepare(this.#vsrRecord(state, frontier));
+    if (!prepared.ok) {
+      this.hooks.event?.('superblock_write_failed', prepared.error.message);
+      return null;
+    }
+    return prepared.value;
+  }
+
+  #vsrRecord(state: DurableVsrState, frontier: Frontier): VsrState {
+    return {
       clusterId: this.config.cluster,
       replicaId: this.config.replica,
       replicaCount: this.config.replicaCount,
@@ -655,9 +766,7 @@ export class PartitionDriver extends GroupDriver {
       checkpointChecksum: 0n,
       offsetFrontier: BigInt(frontier.offset),
       logHead: BigInt(state.logHead),
-    });
-    if (!written.ok) this.hooks.event?.('superblock_write_failed', written.error.message);
-    return written.ok;
+    };
   }
 
   #offer(effect: Extract<Effect, { kind: 'transfer_offer' }>): Completion {

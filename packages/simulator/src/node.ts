@@ -13,7 +13,7 @@ import {
   wipePartition,
 } from '@shoal/replica';
 import type { Prng } from '@shoal/stdx';
-import { DataDirLayout, type SimDisk, sweepDeletedPartitions } from '@shoal/storage';
+import { DataDirLayout, DeferredDiskQueue, type SimDisk, sweepDeletedPartitions } from '@shoal/storage';
 import { NodeGateway, fakeHash } from './node-gateway.js';
 
 /** What a node needs from the simulation around it. */
@@ -26,6 +26,8 @@ export interface NodeEnv {
   readonly partitionPipelineDepth: number;
   /** Partition groups' group-commit wait depth (capped at the pipeline depth). */
   readonly partitionGroupWaitDepth: number;
+  /** Partition frontier jobs go to this node's disk thread (a DeferredDiskQueue its ticks run). */
+  readonly asyncFrontier: boolean;
   now(): number;
   send(from: number, to: number, frame: Uint8Array): void;
   /** The host's view of its replica link to `to` (the runtime: the status table's link owner). */
@@ -77,6 +79,8 @@ export class SimNode {
   /** Partition groups whose storage refused to open here even after a wipe (faulty disks only). */
   readonly refused = new Set<bigint>();
   #up = false;
+  /** This boot's disk thread (`asyncFrontier`), shared by its partitions as a shard's is. */
+  #diskQueue: DeferredDiskQueue | null = null;
   /**
    * The boot latch (docs/cluster.md "Incarnations and the boot latch"): after a boot in a
    * multi-replica cluster no partition group opens until this node's metadata replica has been
@@ -141,6 +145,7 @@ export class SimNode {
     this.#up = true;
     this.#revision = -1n;
     this.#latched = n > 1;
+    this.#diskQueue = env.asyncFrontier ? new DeferredDiskQueue(this.disk) : null;
     // Partition directories whose removal a disk error cut short (partition-removal.ts); a sweep
     // that fails leaves them for the next boot, as the runtime's supervisor does.
     const swept = sweepDeletedPartitions(this.disk, this.layout.root);
@@ -159,6 +164,7 @@ export class SimNode {
   /** Power loss: every in-memory object is gone; the disk keeps what was durable. */
   crash(): void {
     this.refused.clear();
+    this.#dropDiskThread();
     this.#up = false;
     this.metadata = null;
     this.host = null;
@@ -170,6 +176,7 @@ export class SimNode {
   /** Process crash (kill -9): in-memory objects are gone, the disk (page cache included) stays. */
   kill(): void {
     this.refused.clear();
+    this.#dropDiskThread();
     this.#up = false;
     this.metadata = null;
     this.host = null;
@@ -203,8 +210,21 @@ export class SimNode {
     if (this.refused.size > 0 && this.metadata.ticks % 100 === 0) this.#revision = -1n; // retry now and then
     this.#reconcilePartitions();
     for (const entry of this.partitions.values()) entry.driver.tick();
+    this.#runDiskThread();
     this.gateway?.tick();
     this.flush();
+  }
+
+  /** The disk thread finishes each queued job with probability 1/2 per tick, oldest first. */
+  #runDiskThread(): void {
+    const queue = this.#diskQueue;
+    while (queue !== null && queue.pending > 0 && this.#prng.chance(1, 2)) queue.runNext();
+  }
+
+  /** The process is gone: jobs still queued never reached the disk. */
+  #dropDiskThread(): void {
+    this.#diskQueue?.drop();
+    this.#diskQueue = null;
   }
 
   /** End of a step: group commit for every driver. */
@@ -304,6 +324,7 @@ export class SimNode {
       completionDelay: (c: Completion) => env.completionDelay(this.index, c),
       hooks: this.#hooks(group, createdRevision, holder),
       peerLinked: (replica: number) => env.linked(this.index, replica),
+      ...(this.#diskQueue === null ? {} : { diskQueue: this.#diskQueue }),
     };
     let opened = PartitionDriver.open(options);
     if (!opened.ok && opened.reason === 'partition_recovery_refused') {

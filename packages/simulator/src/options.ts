@@ -68,6 +68,12 @@ export interface SimulationOptions {
    * be joined even behind a pipeline with free slots.
    */
   readonly partitionGroupWaitDepth: number;
+  /**
+   * Partition frontier work on a disk thread (`partition.async_frontier`, production true): each
+   * node's frontier jobs wait in a DeferredDiskQueue that its ticks run at random, and a crash or
+   * kill drops what is still queued. False: inline, as before it existed.
+   */
+  readonly asyncFrontier: boolean;
   /** Ticks between watermark samples. */
   readonly sampleEveryTicks: number;
 }
@@ -108,6 +114,7 @@ export function calmOptions(seed: number, replicas: number, overrides: Partial<S
     messagesRequiredToSave: 1024,
     partitionPipelineDepth: 32,
     partitionGroupWaitDepth: 4,
+    asyncFrontier: true,
     sampleEveryTicks: 10,
     ...overrides,
   };
@@ -192,6 +199,7 @@ export function optionsForSeed(seed: number, replicas = 3, overrides: Partial<Si
     // Drawn last: the draws above (and so every earlier seed's mix) stay as they were.
     partitionPipelineDepth: pick([32, 4, 2]),
     partitionGroupWaitDepth: pick([4, 1, 2, 32]),
+    asyncFrontier: p.bool(),
   });
   return { ...base, ...overrides };
 }

@@ -141,6 +141,7 @@ export class Simulation {
       messagesRequiredToSave: options.messagesRequiredToSave,
       partitionPipelineDepth: options.partitionPipelineDepth,
       partitionGroupWaitDepth: options.partitionGroupWaitDepth,
+      asyncFrontier: options.asyncFrontier,
       now: (): number => this.#tick,
       send: (from: number, to: number, frame: Uint8Array): void => {
         if (to < n) this.#observeReplicaFrame(from, frame);

@@ -16,20 +16,32 @@ export function seedRange(first: number, last: number): number[] {
  */
 export const HISTORIC_GROUP_WAIT_DEPTH = 32;
 
+interface Variant {
+  readonly groupWaitDepth: number | null;
+  readonly inlineFrontier: boolean;
+}
+
 /**
- * Each seed as drawn, and, where the drawn wait depth changed its schedule, also as it ran when
- * it was pinned (`HISTORIC_GROUP_WAIT_DEPTH`): a regression seed keeps replaying the interleaving
- * that once failed, and the new dimension is covered too.
+ * Each seed as drawn, and, where a dimension drawn since it was pinned changed its schedule, also
+ * as it ran before: with the frontier inline (`asyncFrontier` false, drawn since issue 13 item 6),
+ * and with neither that nor the drawn wait depth (`HISTORIC_GROUP_WAIT_DEPTH`). A regression seed
+ * keeps replaying the interleaving that once failed, and the new dimensions are covered too.
  */
 export function failures(replicas: number, seeds: readonly number[]): string[] {
   const out: string[] = [];
   for (const seed of seeds) {
     const drawn = optionsForSeed(seed, replicas);
-    const variants = drawn.partitionGroupWaitDepth >= Math.min(HISTORIC_GROUP_WAIT_DEPTH, drawn.partitionPipelineDepth)
-      ? [null] : [null, HISTORIC_GROUP_WAIT_DEPTH];
-    for (const depth of variants) {
-      const r = new Simulation(depth === null ? drawn : { ...drawn, partitionGroupWaitDepth: depth }).run();
-      const flag = depth === null ? '' : ` --group-wait-depth ${depth}`;
+    const depthDrawn = drawn.partitionGroupWaitDepth < Math.min(HISTORIC_GROUP_WAIT_DEPTH, drawn.partitionPipelineDepth);
+    const variants: Variant[] = [{ groupWaitDepth: null, inlineFrontier: false }];
+    if (drawn.asyncFrontier) variants.push({ groupWaitDepth: null, inlineFrontier: true });
+    if (depthDrawn) variants.push({ groupWaitDepth: HISTORIC_GROUP_WAIT_DEPTH, inlineFrontier: true });
+    for (const v of variants) {
+      const r = new Simulation({
+        ...drawn,
+        ...(v.groupWaitDepth === null ? {} : { partitionGroupWaitDepth: v.groupWaitDepth }),
+        ...(v.inlineFrontier ? { asyncFrontier: false } : {}),
+      }).run();
+      const flag = `${v.groupWaitDepth === null ? '' : ` --group-wait-depth ${v.groupWaitDepth}`}${v.inlineFrontier ? ' --inline-frontier' : ''}`;
       if (!r.ok) out.push(`seed ${seed} (replicas ${replicas}${flag}): ${r.failure ?? ''}\n  replay: npm run vopr -- --seed ${seed} --replicas ${replicas}${flag}`);
     }
   }

@@ -21,7 +21,7 @@ export {
   type VsrState, VSR_STATE_SIZE, VSR_STATE_NO_LOG_HEAD_SIZE, VSR_STATE_LEGACY_SIZE, VSR_STATE_LAYOUT, encodeVsrState, decodeVsrState,
 } from './vsr-state.js';
 export {
-  SuperblockStore, type SuperblockSlot, type SlotClass, type SuperblockRead, type SuperblockIdentity,
+  SuperblockStore, type PreparedSuperblockWrite, type SuperblockSlot, type SlotClass, type SuperblockRead, type SuperblockIdentity,
   SUPERBLOCK_MAGIC, SUPERBLOCK_VERSION, SUPERBLOCK_HEADER_SIZE, SUPERBLOCK_PAYLOAD_MAX, SUPERBLOCK_FILE_MAX,
   encodeSuperblockRecord, classifySuperblockRecord, chooseSuperblock, checkSuperblockIdentity,
 } from './superblock.js';
@@ -53,7 +53,7 @@ export {
 } from './segment.js';
 export { recoverSegment, type SegmentRecovery } from './segment-recovery.js';
 export {
-  PartitionLog, type TopicStorageOptions, TOPIC_STORAGE_DEFAULTS, type AppendOutcome,
+  PartitionLog, type TopicStorageOptions, TOPIC_STORAGE_DEFAULTS, type AppendOutcome, type LogSyncTicket,
 } from './partition-log.js';
 export {
   PartitionReader, detachPoll, pollParts, type ReaderOptions, type PolledBatch, type Poll, type PollResult, type ReadError,
@@ -88,3 +88,7 @@ export {
   PARTITION_JOURNAL_SUFFIX, PARTITION_JOURNAL_MAGIC, PARTITION_JOURNAL_RECORD_HEADER, JournalRecordKind, JOURNAL_RECORD_LAYOUT,
   encodeRecord as encodePartitionJournalRecord, decodeRecord as decodePartitionJournalRecord,
 } from './partition-journal.js';
+export {
+  type DiskJob, type DiskJobDone, type DiskJobResult, type DiskJobStep, type DiskQueue,
+  DeferredDiskQueue, InlineDiskQueue, runDiskJob,
+} from './disk-job.js';

@@ -472,6 +472,11 @@ export class PartitionJournal {
     return this.#reserved;
   }
 
+  /** The file appends go to (a disk job fdatasyncs it by path). */
+  get activePath(): string {
+    return (this.#files[this.#files.length - 1] as FileInfo).path;
+  }
+
   /** Journal files on disk (tests, metrics). */
   get fileCount(): number {
     return this.#files.length;

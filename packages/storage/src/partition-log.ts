@@ -57,6 +57,11 @@ export interface AppendOutcome {
   readonly bytes: number;
   /** True when this append ended with the data fdatasynced. */
   readonly synced: boolean;
+  /**
+   * True when the unsynced window crossed its threshold and the caller deferred the fdatasync
+   * (`append(…, true)`): it owes a `syncTicket()` job.
+   */
+  readonly syncDue: boolean;
   /** Segments sealed by this append. */
   readonly sealed: number;
 }
@@ -65,6 +70,17 @@ export interface AppendOutcome {
 const SEALED_INDEX_CACHE = 4;
 /** Read fds kept open for sealed segments at once. */
 const SEALED_FD_CACHE = 8;
+
+/**
+ * The active segment's unsynced window handed to a disk job (`syncTicket`): the files it must
+ * fdatasync, and what the window held, released by `synced` once the job ran.
+ */
+export interface LogSyncTicket {
+  readonly paths: readonly string[];
+  readonly segmentStart: number;
+  readonly messages: number;
+  readonly bytes: number;
+}
 
 export class PartitionLog {
   readonly #disk: Disk;
@@ -165,7 +181,7 @@ export class PartitionLog {
    * Appends committed, stamped batches (one commit step), coalesced into one write per segment
    * touched. See the header for when it fdatasyncs.
    */
-  append(batches: readonly Uint8Array[]): IoResult<AppendOutcome> {
+  append(batches: readonly Uint8Array[], deferSync = false): IoResult<AppendOutcome> {
     assert(!this.#closed, 'partition log: closed');
     const firstOffset = this.#nextOffset;
     let messages = 0;
@@ -205,19 +221,39 @@ export class PartitionLog {
       }
       flushRun();
       let synced = false;
-      if (
-        this.options.enforceFsync ||
-        this.#unsyncedMessages >= this.options.messagesRequiredToSave ||
-        this.#unsyncedBytes >= this.options.sizeOfMessagesRequiredToSave
-      ) {
+      let syncDue = false;
+      if (this.options.enforceFsync || (!deferSync && this.syncDue)) {
         this.#syncActive();
         synced = true;
+      } else if (this.syncDue) {
+        syncDue = true;
       }
-      return { ok: true, value: { firstOffset, nextOffset: this.#nextOffset, messages, bytes, synced, sealed } };
+      return { ok: true, value: { firstOffset, nextOffset: this.#nextOffset, messages, bytes, synced, syncDue, sealed } };
     } catch (error) {
       if (!(error instanceof DiskError)) throw error;
       return { ok: false, error: faultOf(error) };
     }
+  }
+
+  /** The unsynced window reached `messages_required_to_save` or its byte size. */
+  get syncDue(): boolean {
+    return this.#unsyncedMessages >= this.options.messagesRequiredToSave || this.#unsyncedBytes >= this.options.sizeOfMessagesRequiredToSave;
+  }
+
+  /** The active segment's files and unsynced window, for a disk job that fdatasyncs them. */
+  syncTicket(): LogSyncTicket {
+    const active = this.active;
+    return { paths: [active.logPath, active.indexPath], segmentStart: active.startOffset, messages: this.#unsyncedMessages, bytes: this.#unsyncedBytes };
+  }
+
+  /**
+   * A ticket's job ran: what its window held is durable. A window that rotated meanwhile was
+   * sealed (fdatasynced) already; then nothing is released.
+   */
+  synced(ticket: LogSyncTicket): void {
+    if (this.#closed || this.active.startOffset !== ticket.segmentStart) return;
+    this.#unsyncedMessages = Math.max(0, this.#unsyncedMessages - ticket.messages);
+    this.#unsyncedBytes = Math.max(0, this.#unsyncedBytes - ticket.bytes);
   }
 
   /** fdatasync the active segment's .log and .index (shutdown, state-transfer offer). */

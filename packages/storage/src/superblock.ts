@@ -94,6 +94,14 @@ export function classifySuperblockRecord(bytes: Uint8Array | null): SlotClass {
 }
 
 /** Re-reads of a slot that failed to verify before it is called corrupt. */
+/** A record `prepare`d for a slot, written by the caller and then `confirm`ed. */
+export interface PreparedSuperblockWrite {
+  readonly slot: SuperblockSlot;
+  readonly sequence: bigint;
+  readonly path: string;
+  readonly record: Uint8Array;
+}
+
 const REREADS = 2;
 
 export class SuperblockStore {
@@ -140,6 +148,22 @@ export class SuperblockStore {
    * the last read refused the superblock; reads first when nothing was read yet.
    */
   write(state: VsrState): IoResult<{ readonly slot: SuperblockSlot; readonly sequence: bigint }> {
+    const prepared = this.prepare(state);
+    if (!prepared.ok) return prepared;
+    const { slot, sequence, path, record } = prepared.value;
+    return attempt(() => {
+      writeFileAtomic(this.#disk, path, [record]);
+      this.confirm(prepared.value);
+      return { slot, sequence };
+    });
+  }
+
+  /**
+   * The record `write` would put where, without writing it: for a caller that has the bytes
+   * written elsewhere (a disk job) and `confirm`s once they are durable. Until then no other write
+   * may be prepared (the caller serializes: one superblock write in flight per store).
+   */
+  prepare(state: VsrState): IoResult<PreparedSuperblockWrite> {
     if (!this.#loaded) {
       const first = this.read();
       if (!first.ok) return first;
@@ -147,12 +171,13 @@ export class SuperblockStore {
     assert(this.#poisoned === null, `superblock: write refused after a refused read (${this.#poisoned ?? ''})`);
     const slot: SuperblockSlot = this.#newest === null ? 'a' : this.#newest.slot === 'a' ? 'b' : 'a';
     const sequence = (this.#newest?.sequence ?? 0n) + 1n;
-    const record = encodeSuperblockRecord(sequence, state);
-    return attempt(() => {
-      writeFileAtomic(this.#disk, this.pathOf(slot), [record]);
-      this.#newest = { slot, sequence };
-      return { slot, sequence };
-    });
+    return { ok: true, value: { slot, sequence, path: this.pathOf(slot), record: encodeSuperblockRecord(sequence, state) } };
+  }
+
+  /** A prepared record is durable in its slot (`writeFileAtomic` returned): it is the newest now. */
+  confirm(written: PreparedSuperblockWrite): void {
+    assert(written.sequence === (this.#newest?.sequence ?? 0n) + 1n, 'superblock: confirmed write out of sequence');
+    this.#newest = { slot: written.slot, sequence: written.sequence };
   }
 
   #readSlot(slot: SuperblockSlot): SlotClass {

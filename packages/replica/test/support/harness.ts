@@ -4,7 +4,7 @@
  */
 import type { ClientToken, Completion } from '@shoal/consensus';
 import { Prng } from '@shoal/stdx';
-import { SimDisk, type Disk } from '@shoal/storage';
+import { type DeferredDiskQueue, SimDisk, type Disk } from '@shoal/storage';
 import { MetadataDriver, PartitionDriver, type AppliedOp, type SessionResult } from '../../src/index.js';
 
 export const CLUSTER = 0x5348_4f41_4c00_0000_0000_0000_0000_0042n;
@@ -165,11 +165,23 @@ export function metadataHarness(n: number): Harness<MetadataDriver> {
   });
 }
 
-export function partitionHarness(n: number, storage: Parameters<typeof PartitionDriver.open>[0]['storage'] = {}): Harness<PartitionDriver> {
+/** The directory of `partitionHarness`'s partition. */
+export const PARTITION_DIR = '/data/streams/1/topics/0/partitions/0';
+
+/**
+ * `queueOf`: each boot of replica i sends its frontier work to the DeferredDiskQueue this returns
+ * (on the replica's disk; run by the test, as a shard's disk thread; a test that crashes the
+ * replica drops the old one).
+ */
+export function partitionHarness(
+  n: number, storage: Parameters<typeof PartitionDriver.open>[0]['storage'] = {}, queueOf?: (i: number, disk: Disk) => DeferredDiskQueue,
+): Harness<PartitionDriver> {
   return new Harness<PartitionDriver>(n, (h, i) => {
+    const queue = queueOf?.(i, h.disks[i] as CountingDisk);
     const opened = PartitionDriver.open({
-      ...h.options(i), dir: '/data/streams/1/topics/0/partitions/0', group: PARTITION_GROUP,
+      ...h.options(i), dir: PARTITION_DIR, group: PARTITION_GROUP,
       identity: { streamId: 1, topicId: 0, partitionId: 0 }, storage, createdRevision: 1n,
+      ...(queue === undefined ? {} : { diskQueue: queue }),
     });
     if (!opened.ok) throw new Error(`open ${i}: ${opened.reason} ${opened.detail}`);
     return opened.driver;

@@ -154,6 +154,7 @@ export function resolveConfig(
       groupCommitRequestsMax: read.number('partition.group_commit_requests_max'),
       groupCommitBytesMax: read.number('partition.group_commit_bytes_max'),
       groupCommitWaitDepth: read.number('partition.group_commit_wait_depth'),
+      asyncFrontier: read.bool('partition.async_frontier'),
       evictedRingCapacity: read.number('partition.evicted_ring_capacity'),
       evictedRingBytesMax: read.number('partition.evicted_ring_bytes_max'),
       transferServedCacheBytesMax: servedCache,

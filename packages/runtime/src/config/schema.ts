@@ -294,6 +294,8 @@ export const KEYS: readonly KeySpec[] = [
   { path: 'partition.group_commit_bytes_max', kind: 'size', default: '1 MiB', min: 1, max: U32_MAX, shoal: true,
     doc: 'Group commit: at most this many request body bytes in one joined prepare.',
     rules: ['`group_commit_bytes_max` <= `message_bus.max_message_size` - 256 (a joined prepare must fit in one message).'] },
+  { path: 'partition.async_frontier', kind: 'bool', default: true, shoal: true,
+    doc: 'Each shard runs its partitions\' commit-frontier durability work (the segment and journal fdatasyncs and the superblock write every `messages_required_to_save` messages or its byte size) on a disk thread of its own, while the shard goes on serving; `false` runs it inline on the shard thread. Acknowledgements never wait for it either way (docs/storage-async-frontier.md).' },
   { path: 'partition.evicted_ring_capacity', kind: 'uint', default: 4096, min: 1, max: 65536,
     doc: 'Entries kept per multi-replica partition for journal repair after a peer rejoins.' },
   { path: 'partition.evicted_ring_bytes_max', kind: 'size', default: '16 MiB', max: 256 * MiB,

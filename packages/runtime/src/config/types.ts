@@ -154,6 +154,8 @@ export interface PartitionConfig {
   readonly groupCommitRequestsMax: number;
   readonly groupCommitBytesMax: number;
   readonly groupCommitWaitDepth: number;
+  /** Frontier durability work on a per-shard disk thread (docs/storage-async-frontier.md). */
+  readonly asyncFrontier: boolean;
   readonly evictedRingCapacity: number;
   readonly evictedRingBytesMax: number;
   readonly transferServedCacheBytesMax: number;

@@ -24,7 +24,7 @@ import {
   encodeResultSuccess, getConsumerOffsetCommand, pollMessagesCommand,
 } from '@shoal/protocol';
 import { type MetadataState, type PartitionRoute, topicSettingsOf } from '@shoal/state';
-import { type Disk, DataDirLayout, RETENTION_NEVER, partitionShareOfTopicSize } from '@shoal/storage';
+import { type Disk, type DiskQueue, DataDirLayout, RETENTION_NEVER, partitionShareOfTopicSize } from '@shoal/storage';
 import { PartitionDriver, type FatalReason as DriverFatalReason } from '@shoal/replica';
 import type { ShoalConfig } from '../config/index.js';
 import { type ClientRequestMessage, RequestRoute } from '../channels/messages.js';
@@ -50,6 +50,8 @@ export interface PartitionHostOptions {
   readonly shard: number;
   readonly config: ShoalConfig;
   readonly disk: Disk;
+  /** Where drivers run their frontier durability work (null: inline; `partition.async_frontier`). */
+  readonly diskQueue: DiskQueue | null;
   readonly status: StatusTable;
   readonly ledger: RequestLedger;
   readonly reply: ReplyContext;
@@ -491,6 +493,7 @@ export class PartitionHost implements ForwardOutcomes {
     const opened = PartitionDriver.open({
       config: partitionConsensusConfig(o.config),
       disk: o.disk,
+      ...(o.diskQueue === null ? {} : { diskQueue: o.diskQueue }),
       transport: {
         sendToReplica: (replica, frame) => {
           replication.sent(frame);

@@ -42,6 +42,7 @@ import type { BearerVerdict } from '../node/control.js';
 import { WorkerRuntime, type WorkerControl } from '../node/worker-runtime.js';
 import { HashPool } from '../pool/hash-pool.js';
 import { TimedDisk } from '../metrics/timed-disk.js';
+import { WorkerDiskQueue } from '../disk/worker-disk-queue.js';
 import { BearerWaits } from './bearer-waits.js';
 import { MetadataCopy } from './metadata-copy.js';
 import { PartitionHost, RETENTION_INTERVAL_MS, copyRequest } from './partition-host.js';
@@ -59,6 +60,8 @@ class ShardWorker implements ForwardedRequestSink {
   readonly #shardCount: number;
   readonly #clock = new WallClock();
   readonly #ledger = new RequestLedger();
+  /** The shard's disk thread for partition frontier work (`partition.async_frontier`). */
+  #diskQueue: WorkerDiskQueue | null = null;
   readonly #hasher = new HashPool();
   readonly #copy: MetadataCopy;
   readonly #channels: Channels;
@@ -119,10 +122,12 @@ class ShardWorker implements ForwardedRequestSink {
       },
       closed: (replica) => rt.post({ type: 'replica_closed', replica }),
     });
+    this.#diskQueue = config.partition.asyncFrontier ? new WorkerDiskQueue() : null;
     this.#partitions = new PartitionHost({
       shard: this.#shard,
       config,
       disk: new TimedDisk(rt.metrics, 'partition'),
+      diskQueue: this.#diskQueue,
       status,
       ledger: this.#ledger,
       reply: this.#reply,
@@ -461,7 +466,7 @@ class ShardWorker implements ForwardedRequestSink {
       rt.log.error('partition close failed', { error });
     }
     this.#channels.flush();
-    void Promise.all([this.#links.close(), this.#hasher.close()]).finally(() => {
+    void Promise.all([this.#links.close(), this.#hasher.close(), this.#diskQueue?.close()]).finally(() => {
       rt.log.info('shard stopped', { shard: this.#shard });
       rt.post({ type: 'stopped' });
       this.#channels.close();
