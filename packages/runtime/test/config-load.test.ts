@@ -56,7 +56,7 @@ describe('built-in defaults (no file, no env)', () => {
     });
     expect(config.metadata).toEqual({ prepareQueueDepth: 32, requestQueueDepth: 64, journalSlots: 1024, clientsTableMax: 8192 });
     expect(config.partition).toEqual({
-      prepareQueueDepth: 32, requestQueueDepth: 64, groupCommitRequestsMax: 64, groupCommitBytesMax: 2 ** 20, groupCommitWaitDepth: 4, evictedRingCapacity: 4096, evictedRingBytesMax: 16 * 2 ** 20,
+      prepareQueueDepth: 32, requestQueueDepth: 64, groupCommitRequestsMax: 64, groupCommitBytesMax: 2 ** 20, groupCommitWaitDepth: 4, asyncFrontier: true, evictedRingCapacity: 4096, evictedRingBytesMax: 16 * 2 ** 20,
       transferServedCacheBytesMax: 2176 * 2 ** 20, transferArtifactBytesMax: 1088 * 2 ** 20, transferServingConcurrency: 2,
     });
     expect(config.system.sharding).toMatchObject({
