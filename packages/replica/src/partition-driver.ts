@@ -677,25 +677,25 @@ export class PartitionDriver extends GroupDriver {
     // Stopped meanwhile: nothing more is written. (Closing settles its jobs before it closes the
     // files, so a job done while closing still records what it made durable.)
     if (this.fatal !== null) return;
+    if (result.ok || result.step >= syncSteps) this.#storage.log.synced(ticket);
     if (!result.ok) {
+      // No frontier. Not retried from here (a disk that keeps failing would loop): the next
+      // commit step that finds the window due submits again, as the inline path retries.
       if (result.step >= syncSteps) {
-        // The superblock write failed: no frontier, as on the inline path.
         this.hooks.event?.('superblock_write_failed', result.error.message);
       } else if (result.error.code === 'ENOENT' && result.error.syscall.startsWith('open')) {
-        // A file retention removed (or a rotation retired) after the job was built: nothing was
-        // claimed; the next window retries.
+        // A segment retention removed after the job was built: nothing was claimed.
         this.hooks.event?.('frontier_job_abandoned', result.error.message);
       } else {
         this.stop('partition_io', `frontier sync: ${result.error.message}`);
-        return;
       }
-    } else {
-      this.#storage.log.synced(ticket);
-      if (prepared !== null) {
-        this.#storage.superblock.confirm(prepared);
-        this.#advanceFrontier(next);
-      }
+      return;
     }
+    if (prepared !== null) {
+      this.#storage.superblock.confirm(prepared);
+      this.#advanceFrontier(next);
+    }
+    // A window that filled while the job ran (each job releases the window it covered, so this ends).
     if (!this.halted && this.#storage.log.syncDue) this.#submitFrontierJob();
   }
 

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildBatch, Operation } from '@shoal/protocol';
-import { DeferredDiskQueue, SuperblockStore } from '@shoal/storage';
+import { DeferredDiskQueue, type Disk, DiskError, SuperblockStore } from '@shoal/storage';
 import type { PartitionDriver } from '../src/index.js';
 import { type Harness, PARTITION_DIR, partitionHarness } from './support/harness.js';
 
@@ -104,6 +104,41 @@ describe('asynchronous commit frontier (diskQueue)', () => {
       expect(read.ok && read.value.kind === 'ok' ? read.value.state.view : -1).toBe(h.driver(i).status.view);
       expect(durableFrontier(h, i)).toBeGreaterThanOrEqual(4n);
     }
+  });
+
+  it('a superblock write that keeps failing leaves the frontier, never loops, and is retried by the next window', () => {
+    const queues: DeferredDiskQueue[] = [];
+    const failing = { on: true };
+    // The disk thread's view of the disk: renames (the superblock's atomic replace) fail while `on`.
+    const faulty = (disk: Disk): Disk => new Proxy(disk, {
+      get(target, key) {
+        if (key === 'rename') {
+          return (from: string, to: string) => {
+            if (failing.on) throw new DiskError('EIO', 'rename', to);
+            target.rename(from, to);
+          };
+        }
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const h = partitionHarness(3, { messagesRequiredToSave: 4 }, (i, disk) => (queues[i] = new DeferredDiskQueue(faulty(disk))));
+    h.tick(5);
+    for (let r = 1; r <= 5; r++) send(h, r);
+    const primary = h.driver(0);
+    const before = durableFrontier(h, 0);
+    queues[0]?.barrier(); // terminates: a failed job does not resubmit itself
+    expect(queues[0]?.pending).toBe(0);
+    expect(primary.fatal).toBeNull();
+    expect(durableFrontier(h, 0)).toBe(before);
+    expect(primary.frontier.op).toBe(Number(before));
+    failing.on = false;
+    // The failed job's fdatasyncs did run (its window of 5 is released); the next window of 4
+    // (ops 6..8) submits a job that records the frontier at op 8.
+    for (let r = 6; r <= 9; r++) send(h, r);
+    queues[0]?.barrier();
+    expect(durableFrontier(h, 0)).toBe(8n);
+    expect(primary.frontier.op).toBe(8);
   });
 
   it('close settles the queue, then records the last frontier inline', () => {
