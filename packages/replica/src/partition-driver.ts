@@ -38,7 +38,7 @@ import {
   type Disk, INDEX_ENTRY_SIZE, PartitionInstaller, PartitionJournal, PartitionStorage, type PartitionStorageOptions, PARTITION_STORAGE_DEFAULTS,
   type RetentionPolicy, type StateOffer, type VsrState, applyRetention, buildPartitionOffer, deleteSegments, parseSegmentFileName,
   type IoResult, joinPath, pollParts, removePartitionDir, SuperblockStore, writePurgeRecord,
-  type DiskJobResult, type DiskQueue, type LogSyncTicket, type PreparedSuperblockWrite,
+  type DiskJobResult, type DiskJobStep, type DiskQueue, type LogSyncTicket, type PreparedSuperblockWrite,
 } from '@shoal/storage';
 import { GroupDriver } from './group-driver.js';
 import { hasJournalLostMarker, journalFilesAbsent, removeJournalLostMarker, writeJournalLostMarker } from './journal-lost-marker.js';
@@ -717,11 +717,30 @@ export class PartitionDriver extends GroupDriver {
     return { view: d?.view ?? 0, logView: d?.logView ?? 0, commitMax: d?.commitMax ?? 0, checkpointOp: 0, checkpointChecksum: 0n, logHead: d?.logHead ?? 0 };
   }
 
-  /** The durable frontier moved: the journal forgets what the segments now hold. */
+  /**
+   * The durable frontier moved: the journal forgets what the segments now hold. With a disk queue
+   * the files it let go are unlinked by a job behind the one that moved the frontier, off this
+   * thread; a removal that fails or never runs (a crash) leaves a file the next boot drops.
+   */
   #advanceFrontier(frontier: Frontier): void {
     this.#frontier = frontier;
-    const compacted = this.#journal.compact(frontier.op);
-    if (!compacted.ok) this.stop('partition_io', `journal compaction: ${compacted.error.message}`);
+    const queue = this.#diskQueue;
+    if (queue === null) {
+      const compacted = this.#journal.compact(frontier.op);
+      if (!compacted.ok) this.stop('partition_io', `journal compaction: ${compacted.error.message}`);
+      return;
+    }
+    const released = this.#journal.release(frontier.op);
+    if (!released.ok) {
+      this.stop('partition_io', `journal compaction: ${released.error.message}`);
+      return;
+    }
+    if (released.value.length === 0) return;
+    const steps: DiskJobStep[] = released.value.map((path) => ({ kind: 'remove_file', path }));
+    steps.push({ kind: 'sync_dir', path: this.#journal.dir });
+    queue.submit({ steps }, (result) => {
+      if (!result.ok) this.hooks.event?.('journal_compaction_failed', result.error.message);
+    });
   }
 
   /** A superblock write the core asked for: it also records the current frontier. */

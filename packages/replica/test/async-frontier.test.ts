@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildBatch, Operation } from '@shoal/protocol';
-import { DeferredDiskQueue, type Disk, DiskError, SuperblockStore } from '@shoal/storage';
+import { DeferredDiskQueue, type Disk, DiskError, type DiskJob, type DiskJobDone, joinPath, PARTITION_JOURNAL_DIR, SuperblockStore } from '@shoal/storage';
 import type { PartitionDriver } from '../src/index.js';
 import { type Harness, PARTITION_DIR, partitionHarness } from './support/harness.js';
 
@@ -149,4 +149,86 @@ describe('asynchronous commit frontier (diskQueue)', () => {
     expect(queues[0]?.pending).toBe(0);
     expect(durableFrontier(h, 0)).toBe(6n);
   });
+
+  it('journal files the frontier released are unlinked by a queued job; a crash before it leaves files the boot drops', () => {
+    const queues: RecordingQueue[] = [];
+    const h = partitionHarness(3, { messagesRequiredToSave: 4 }, (i, disk) => (queues[i] = new RecordingQueue(disk)));
+    h.tick(5);
+    const q = queues[0] as RecordingQueue;
+    const dir = joinPath(PARTITION_DIR, PARTITION_JOURNAL_DIR);
+    const files = (): string[] => (h.disks[0]?.inner as Disk).readdir(dir).filter((name) => name.endsWith('.pj')).sort();
+    let request = 0;
+    let removals = 0;
+    // ~200 KiB prepares: the 16 MiB journal file rotates every ~80 of them.
+    while (removals < 2 && request < 400) {
+      request += 1;
+      sendLarge(h, request);
+      for (const other of [queues[1], queues[2]]) other?.barrier();
+      while (q.pending > 0) {
+        const next = q.peek() as DiskJob;
+        if (next.steps[0]?.kind !== 'remove_file') {
+          q.runNext();
+          continue;
+        }
+        removals += 1;
+        const named = next.steps.flatMap((step) => (step.kind === 'remove_file' ? [step.path.split('/').pop() as string] : []));
+        // Released, not yet unlinked: the files are still there until the job runs.
+        for (const name of named) expect(files()).toContain(name);
+        expect(next.steps[next.steps.length - 1]).toEqual({ kind: 'sync_dir', path: dir });
+        if (removals === 1) {
+          q.runNext();
+          for (const name of named) expect(files()).not.toContain(name);
+          continue;
+        }
+        // The second removal never runs: the process dies with it queued.
+        expect(files().length).toBeGreaterThan(1);
+        break;
+      }
+    }
+    expect(removals).toBe(2);
+    q.drop();
+    h.crash(0);
+    const rebooted = h.boot(0);
+    expect(rebooted.fatal).toBeNull();
+    expect(files()).toHaveLength(1); // the boot consolidated the journal and dropped the leftovers
+    // It catches up with what the others committed (the group may have changed its primary).
+    h.tick(400);
+    for (const queue of queues) queue.barrier();
+    for (const d of h.drivers) expect((d as PartitionDriver).storage.log.nextOffset).toBe(request);
+  });
 });
+
+/** A DeferredDiskQueue whose next job the test can look at before running it. */
+class RecordingQueue extends DeferredDiskQueue {
+  readonly #jobs: DiskJob[] = [];
+
+  override submit(job: DiskJob, done: DiskJobDone): void {
+    this.#jobs.push(job);
+    super.submit(job, done);
+  }
+
+  override runNext(): boolean {
+    this.#jobs.shift();
+    return super.runNext();
+  }
+
+  override drop(): void {
+    this.#jobs.length = 0;
+    super.drop();
+  }
+
+  peek(): DiskJob | undefined {
+    return this.#jobs[0];
+  }
+}
+
+function sendLarge(h: Harness<PartitionDriver>, request: number): void {
+  const built = buildBatch([{ id: BigInt(request), payload: new Uint8Array(200 * 1024).fill(request & 0xff), originTimestamp: 1n }]);
+  if (!built.ok) throw new Error(built.reason);
+  h.driver(0).onRequest({
+    client: 7n, request: BigInt(request), session: 0n, requestChecksum: 0n, operation: Operation.SendMessages,
+    body: built.value, userId: 0, timestamp: 5n, token: 300 + request,
+  });
+  h.settle();
+  h.tick();
+}

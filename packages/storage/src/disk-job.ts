@@ -1,5 +1,6 @@
 /**
- * Disk jobs: durability work a shard thread hands off instead of doing inline (issue 13 item 6).
+ * Disk jobs: durability work (and the journal files it retires) a shard thread hands off instead
+ * of doing inline (issue 13 item 6).
  *
  * A job is data, not a closure, so it can cross to another thread: a list of steps run in order
  * against a `Disk`, stopping at the first failure. Steps name files by PATH, never by fd: the
@@ -17,14 +18,18 @@
  * (runs when its owner polls: the simulator, which decides when a job finishes and crashes with
  * jobs still queued), and the runtime's worker-thread queue (a real second thread).
  */
-import { type Disk, type DiskFault, attempt } from './disk.js';
+import { type Disk, DiskError, type DiskFault, attempt } from './disk.js';
 import { writeFileAtomic } from './durable-file.js';
 
 export type DiskJobStep =
   /** fdatasync of the file at `path` (opened read/write for the call, then closed). */
   | { readonly kind: 'sync_file'; readonly path: string }
   /** `writeFileAtomic`: temp file, fsync, rename over `path`, directory fsync. */
-  | { readonly kind: 'write_atomic'; readonly path: string; readonly bytes: Uint8Array };
+  | { readonly kind: 'write_atomic'; readonly path: string; readonly bytes: Uint8Array }
+  /** unlink of the file at `path` (a file already gone counts as removed). */
+  | { readonly kind: 'remove_file'; readonly path: string }
+  /** fsync of the directory at `path`: its creates, renames and unlinks become durable. */
+  | { readonly kind: 'sync_dir'; readonly path: string };
 
 export interface DiskJob {
   readonly steps: readonly DiskJobStep[];
@@ -55,6 +60,16 @@ function runStep(disk: Disk, step: DiskJobStep): void {
     }
     case 'write_atomic':
       writeFileAtomic(disk, step.path, [step.bytes]);
+      return;
+    case 'remove_file':
+      try {
+        disk.unlink(step.path);
+      } catch (error) {
+        if (!(error instanceof DiskError && error.code === 'ENOENT')) throw error;
+      }
+      return;
+    case 'sync_dir':
+      disk.fsyncDir(step.path);
       return;
   }
 }

@@ -10,7 +10,8 @@
  * file, the reservation, the faulty ranges carried over), then PREPARE, TRUNCATE and RESERVE
  * records, each self-checking (XXH3). Appends go to the newest file; a boot consolidates what
  * survives into a new file and deletes the older ones; `compact` deletes files whose every
- * prepare is at or below the durable commit frontier; a file past `fileBytesMax` is rotated.
+ * prepare is at or below the durable commit frontier (`release` hands their paths to the caller
+ * instead); a file past `fileBytesMax` is rotated.
  *
  * What a restart knows:
  * - a process kill (same boot id): every record whose write returned is there (the page cache
@@ -538,17 +539,31 @@ export class PartitionJournal {
    * is rotated first when it outgrew `fileBytesMax`.
    */
   compact(throughOp: number): IoResult<number> {
+    const released = this.release(throughOp);
+    if (!released.ok) return released;
+    const paths = released.value;
+    return attempt(() => {
+      for (const path of paths) this.disk.unlink(path);
+      if (paths.length > 0) this.disk.fsyncDir(this.dir);
+      return paths.length;
+    });
+  }
+
+  /**
+   * `compact` without the deletions: the files it would delete leave the journal (never read or
+   * written again) and their paths are returned for the caller to remove, e.g. on a disk thread
+   * (unlinking a 16 MiB file took ~40 ms on the shard thread). A file not removed yet (a crash
+   * first) holds only prepares at or below the durable frontier: the next boot's consolidation
+   * drops them with the rest, as after a crash between the frontier write and `compact`.
+   */
+  release(throughOp: number): IoResult<readonly string[]> {
     assert(!this.#closed, 'partition journal: closed');
     return attempt(() => {
       for (const op of [...this.#faulty]) if (op <= throughOp) this.#faulty.delete(op);
       if (this.#end > this.options.fileBytesMax) this.#rotate();
-      let removed = 0;
-      while (this.#files.length > 1 && (this.#files[0] as FileInfo).maxOp <= throughOp) {
-        this.disk.unlink((this.#files.shift() as FileInfo).path);
-        removed++;
-      }
-      if (removed > 0) this.disk.fsyncDir(this.dir);
-      return removed;
+      const paths: string[] = [];
+      while (this.#files.length > 1 && (this.#files[0] as FileInfo).maxOp <= throughOp) paths.push((this.#files.shift() as FileInfo).path);
+      return paths;
     });
   }
 

@@ -1,7 +1,8 @@
 /**
  * Disk jobs (disk-job.ts) and the log's deferred threshold sync: a job's fdatasync by path makes
  * bytes written through another fd durable, a queued job that never ran leaves them volatile
- * (a crash loses them), jobs run in order, and a failure names its step.
+ * (a crash loses them), removals and directory syncs, jobs run in order, and a failure names
+ * its step.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -53,6 +54,20 @@ describe('disk jobs', () => {
     expect(order).toEqual(['a', 'b', 'c']);
     disk.crash();
     expect(readWholeFile(disk, FILE)).toEqual(Uint8Array.from([5, 6]));
+  });
+
+  it('remove_file unlinks (a file already gone counts as removed); sync_dir makes the unlink survive a crash', () => {
+    for (const synced of [true, false]) {
+      const disk = new SimDisk({ seed: 6 });
+      written(disk, [1]);
+      const steps = [{ kind: 'remove_file', path: FILE }, { kind: 'remove_file', path: '/data/never-there.bin' }] as const;
+      const result = runDiskJob(disk, { steps: synced ? [...steps, { kind: 'sync_dir', path: '/data' }] : steps });
+      expect(result).toEqual({ ok: true });
+      expect(disk.readdir('/data')).toEqual([]);
+      disk.crash();
+      // Without the directory fsync the unlink was volatile: the crash brings the file back.
+      expect(disk.readdir('/data')).toEqual(synced ? [] : ['f.bin']);
+    }
   });
 
   it('stops at the first failing step and names it', () => {

@@ -235,6 +235,24 @@ describe('PartitionJournal', () => {
     expect(opsOf(recovery)).toEqual([31, 32, 33, 34, 35, 36, 37, 38, 39, 40]);
   });
 
+  it('release lets go of the same files as compaction without unlinking them; a boot with them left over recovers the same', () => {
+    const disk = new SimDisk({ seed: 18 });
+    const { journal } = open(disk, 0, { fileBytesMax: 4096 });
+    for (const f of makePrepares(1, 40)) must(journal.append(f));
+    const before = journal.fileCount;
+    const released = must(journal.release(30));
+    expect(released.length).toBeGreaterThan(0);
+    expect(journal.fileCount).toBe(before - released.length);
+    // Still on disk: the caller removes them (a disk job); until then a boot reads them too.
+    expect(files(disk).length).toBe(before);
+    expect(must(journal.release(30))).toEqual([]);
+    journal.close();
+    const { recovery } = open(disk, 30);
+    expect(opsOf(recovery)).toEqual([31, 32, 33, 34, 35, 36, 37, 38, 39, 40]);
+    expect(recovery.damage).toBeNull();
+    expect(files(disk).length).toBe(1);
+  });
+
   it('an install reset empties the journal and records the dropped ops as faulty', () => {
     const disk = new SimDisk({ seed: 9 });
     const { journal } = open(disk);
