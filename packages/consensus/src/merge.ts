@@ -93,6 +93,26 @@ function canonicalAt(canonical: readonly DvcRecord[], op: Op): DvcEntry | null |
   return found;
 }
 
+/**
+ * The checksum of the canonical log view's op at `op` when no canonical sender holds its header
+ * but one holds the next op's: that header's `parent` (the hash chain names the op below it in
+ * the same log). Only a header of the canonical log view itself (not one stamped above it,
+ * `stampedAbove`), never a parent of 0 (a primary that started its view there without the
+ * header). Seed 1135380 of 3: the canonical sender held op 51 of log view 2 but blanks at 49 and
+ * 50 (nacked: never received); the older log view's ops 49 and 50 were adopted under it, and the
+ * header walk deadlocked on 51's parent with the third replica dead for good.
+ */
+function impliedCanonical(canonical: readonly DvcRecord[], op: Op, canonicalLogView: number): bigint | null {
+  const above = canonicalAt(canonical, op + 1);
+  if (above === null || above === 'conflict' || above.view > canonicalLogView || above.parent === 0n) return null;
+  return above.parent;
+}
+
+/** An older log view's candidate, unless the canonical log names another op there. */
+function impliedOlder<T extends { readonly entry: DvcEntry }>(older: T | null, implied: bigint | null): T | null {
+  return older !== null && implied !== null && older.entry.checksum !== implied ? null : older;
+}
+
 /** Some DVC holds the body of an op at `op` (any log view: it may be the canonical op). */
 function presentAnywhere(dvcs: readonly DvcRecord[], op: Op): boolean {
   return dvcs.some((d) => entryAt(d, op)?.present === true);
@@ -192,6 +212,7 @@ function tally(
   canonical: DvcEntry | null,
   canonicalLogView: number,
   below: bigint | null,
+  implied: bigint | null = null,
 ): { copies: number; nacks: number; unknownEnds: number } {
   let copies = 0;
   let nacks = 0;
@@ -210,6 +231,9 @@ function tally(
     // known and differs: with no canonical header (its senders hold a blank there: a restarted
     // replica's unheld tail, a lost tail) the older copy may be the committed op itself.
     else if (!e.blank && dvc.logView < canonicalLogView && canonical !== null && e.checksum !== canonical.checksum) nacks++;
+    // The same when no canonical sender holds the header but the canonical header above names
+    // the op by its checksum (`impliedCanonical`): the older header is another op.
+    else if (!e.blank && dvc.logView < canonicalLogView && canonical === null && implied !== null && e.checksum !== implied) nacks++;
     // With no canonical header, an older log view's header H is still evidence against every op
     // other than H (`olderViewCandidate`: its sender never acked another op there). An H that
     // does not chain to the op the log holds below (`below`) cannot be committed itself, so its
@@ -348,7 +372,8 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
     const vouched = !conflict && header === null && op === commitMax && appliedHere(dvcs, op, self) === null ? headChainAt(dvcs, op) : null;
     if (vouched !== null) adopted.set(op, vouched);
     const canon = conflict ? null : (header ?? (op === commitMax ? (appliedHere(dvcs, op, self) ?? vouched) : null));
-    const { copies, nacks, unknownEnds } = tally(dvcs, op, canon, canonicalLogView, below);
+    const implied = canon === null && !conflict ? impliedCanonical(canonical, op, canonicalLogView) : null;
+    const { copies, nacks, unknownEnds } = tally(dvcs, op, canon, canonicalLogView, below, implied);
     if (unknownEnds > 0) paths.add('log_end_unknown');
     if (nacks >= q.nack) {
       if (op <= commitMax) return { kind: 'deadlocked', op };
@@ -361,7 +386,7 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
     // argument of `olderViewCandidate`: no commit quorum avoids them, none of them acked another
     // op there). A replica that restarted after installing the canonical log view knows this
     // commit point only from its superblock and never received the op (dvc-suffix.ts).
-    const atCommit = !conflict && canon === null && op === commitMax && op > 0 ? olderViewCandidate(dvcs, op, canonicalLogView) : null;
+    const atCommit = !conflict && canon === null && op === commitMax && op > 0 ? impliedOlder(olderViewCandidate(dvcs, op, canonicalLogView), implied) : null;
     if (atCommit !== null && nacks + atCommit.holders >= q.nack) {
       adopted.set(op, atCommit.entry);
       paths.add('older_view_adopted');
@@ -391,7 +416,7 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
       break;
     }
     if (!conflict && canon === null && op > commitMax) {
-      const older = olderViewCandidate(dvcs, op, canonicalLogView);
+      const older = impliedOlder(olderViewCandidate(dvcs, op, canonicalLogView), implied);
       // The candidate must chain to the op the log holds below it (right above the commit point,
       // the committed op there): an older log view's op may sit on a branch that a later view
       // truncated below the commit point (seed 1017918 of 3), or below an op the scan kept.

@@ -375,6 +375,27 @@ describe('merge (§5.5)', () => {
     expect(chained).toMatchObject({ kind: 'ready', opHead: 9, commitMax: 4 });
     expect(chained.kind === 'ready' && chained.paths).toContain('older_view_adopted');
   });
+  // Seed 1135380 of 3 (metadata group), replica 2 dead for good. Replica 1 led log view 1 (chain
+  // A up to 52, commit 47). Replica 0 holds log view 2 (its primary, replica 2, kept A through 48
+  // and proposed chain C): C51 (commit field 48) but blanks at 49 and 50, nacked (never
+  // received). C51's parent names view 2's op 50, which is not A50: replica 1, never normal in
+  // view 2, holds another op there and so nacks it, as it would against a known header. Before,
+  // the merge took A49 and A50 under C51 and deadlocked on C51's parent forever.
+  it('the canonical header above names the op below it: an older log view\'s other op there is a nack (seed 1135380 of 3)', () => {
+    const r1 = dvc(1, 1, 52, 47, chainA(52, 47));
+    const r0 = dvc(0, 2, 51, 46, [h(51, 3, 3, { commit: 48, view: 2 }), blank(50, true), blank(49, true), h(48), h(47), h(46)]);
+    const r = merge([r0, r1], 3, q3, { replica: 0, commitMin: 46 });
+    expect(r).toMatchObject({ kind: 'ready', opHead: 49, commitMax: 48 });
+    if (r.kind !== 'ready') return;
+    // A49 stays (no other op can be committed there); view 2's op 50 and C51 cannot be committed.
+    expect(r.headers.map((x) => x.checksum)).toEqual([sum(49, 1), sum(48, 1)]);
+    expect(r.paths).toEqual(expect.arrayContaining(['older_view_adopted', 'nack_truncation']));
+    // Where C51 chains to A50, A50 is the canonical op itself: taken, and C51 on top of it.
+    const chained = dvc(0, 2, 51, 46, [h(51, 3, 1, { commit: 48, view: 2 }), blank(50, true), blank(49, true), h(48), h(47), h(46)]);
+    const up = merge([chained, r1], 3, q3, { replica: 0, commitMin: 46 });
+    expect(up).toMatchObject({ kind: 'ready', opHead: 51, commitMax: 48 });
+    expect(up.kind === 'ready' && up.headers.map((x) => x.checksum)).toEqual([sum(51, 3), sum(50, 1), sum(49, 1), sum(48, 1)]);
+  });
   // Seed 1075070 of 3 (partition group 1), replica 0 dead for good. Replica 2 led log view 2 and
   // holds A up to 8, its head's commit field 5 (the commit point). Replica 1 adopted view 3's log
   // (A up to 8, from replica 0) and restarted before it fetched the bodies of 5..8: blanks with
