@@ -8,7 +8,9 @@
  *   4. scan op = max(commit_max, 1) .. op_head_max: canonical header, tally copies (present
  *      matching headers) and nacks (explicit bits; a log ending below, unless the sender does not
  *      know where its log ends: a blank head without a nack bit; an older-log_view header
- *      that differs from a known canonical header); abstain outside a sender's window; a nack quorum truncates above commit_max
+ *      that differs from a known canonical header, or, above commit_max with no canonical
+ *      header, from the op the canonical header right above names as its parent:
+ *      `impliedCanonical`); abstain outside a sender's window; a nack quorum truncates above commit_max
  *      (and deadlocks at or below it); no usable canonical copy waits for repair (or, once all
  *      n DVCs are in, drops an op nobody holds a body of, and deadlocks otherwise); with no
  *      canonical header but one older-log_view header H that its holders plus the nacks make a
@@ -96,9 +98,11 @@ function canonicalAt(canonical: readonly DvcRecord[], op: Op): DvcEntry | null |
 /**
  * The checksum of the canonical log view's op at `op` when no canonical sender holds its header
  * but one holds the next op's: that header's `parent` (the hash chain names the op below it in
- * the same log). Only a header of the canonical log view itself (not one stamped above it,
- * `stampedAbove`), never a parent of 0 (a primary that started its view there without the
- * header). Seed 1135380 of 3: the canonical sender held op 51 of log view 2 but blanks at 49 and
+ * the same log). It rests on what `canonicalAt` assumes at `op` itself: a canonical sender's
+ * header above its commit, stamped at or below the canonical log view, is an op of that view's
+ * log (or of a later merged log, which holds every op that can be committed). Never one stamped
+ * above it (an unvouched primary-elect's proposal can reach a replica by repair, `stampedAbove`),
+ * a conflict, or a parent of 0 (a primary that started its view there without the header). Seed 1135380 of 3: the canonical sender held op 51 of log view 2 but blanks at 49 and
  * 50 (nacked: never received); the older log view's ops 49 and 50 were adopted under it, and the
  * header walk deadlocked on 51's parent with the third replica dead for good.
  */
@@ -372,7 +376,9 @@ export function merge(dvcs: readonly DvcRecord[], replicaCount: number, q: Merge
     const vouched = !conflict && header === null && op === commitMax && appliedHere(dvcs, op, self) === null ? headChainAt(dvcs, op) : null;
     if (vouched !== null) adopted.set(op, vouched);
     const canon = conflict ? null : (header ?? (op === commitMax ? (appliedHere(dvcs, op, self) ?? vouched) : null));
-    const implied = canon === null && !conflict ? impliedCanonical(canonical, op, canonicalLogView) : null;
+    // Only above the commit point: the commit point is committed, so an older header there that
+    // the next op's parent contradicts is a broken journal, better judged by deviation 28's rule.
+    const implied = canon === null && !conflict && op > commitMax ? impliedCanonical(canonical, op, canonicalLogView) : null;
     const { copies, nacks, unknownEnds } = tally(dvcs, op, canon, canonicalLogView, below, implied);
     if (unknownEnds > 0) paths.add('log_end_unknown');
     if (nacks >= q.nack) {

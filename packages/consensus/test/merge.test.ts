@@ -395,6 +395,14 @@ describe('merge (§5.5)', () => {
     const up = merge([chained, r1], 3, q3, { replica: 0, commitMin: 46 });
     expect(up).toMatchObject({ kind: 'ready', opHead: 51, commitMax: 48 });
     expect(up.kind === 'ready' && up.headers.map((x) => x.checksum)).toEqual([sum(51, 3), sum(50, 1), sum(49, 1), sum(48, 1)]);
+    // No implied op from a header stamped above the canonical log view (an unvouched elect's
+    // proposal a repair may have handed out) nor from a parent of 0: the old outcome stands.
+    const stampedAbove = dvc(0, 2, 51, 46, [h(51, 3, 3, { commit: 48, view: 3 }), blank(50, true), blank(49, true), h(48), h(47), h(46)]);
+    const orphan = dvc(0, 2, 51, 46, [{ ...h(51, 3, 3, { commit: 48, view: 2 }), parent: 0n }, blank(50, true), blank(49, true), h(48), h(47), h(46)]);
+    for (const r0x of [stampedAbove, orphan]) {
+      const out = merge([r0x, r1], 3, q3, { replica: 0, commitMin: 46 });
+      expect(out.kind).toBe('deadlocked');
+    }
   });
   // Seed 1075070 of 3 (partition group 1), replica 0 dead for good. Replica 2 led log view 2 and
   // holds A up to 8, its head's commit field 5 (the commit point). Replica 1 adopted view 3's log
