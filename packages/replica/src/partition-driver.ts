@@ -443,6 +443,9 @@ export class PartitionDriver extends GroupDriver {
     this.#staging.abortAll();
     this.#settleDisk();
     if (this.fatal === null) this.#syncAndRecordFrontier();
+    // The last frontier may have released journal files: their removal runs before the files
+    // close, so a reopen of this directory never reads a file the disk thread is unlinking.
+    this.#settleDisk();
     this.#storage.close();
     this.#journal.close();
   }
