@@ -102,8 +102,9 @@ function canonicalAt(canonical: readonly DvcRecord[], op: Op): DvcEntry | null |
  * header above its commit, stamped at or below the canonical log view, is an op of that view's
  * log (or of a later merged log, which holds every op that can be committed). Never one stamped
  * above it (an unvouched primary-elect's proposal can reach a replica by repair, `stampedAbove`),
- * a conflict, or a parent of 0 (a primary that started its view there without the header). Seed 1135380 of 3: the canonical sender held op 51 of log view 2 but blanks at 49 and
- * 50 (nacked: never received); the older log view's ops 49 and 50 were adopted under it, and the
+ * a conflict, or a parent of 0 (a primary that started its view there without the header).
+ * Seed 1135380 of 3: the canonical sender held op 51 of log view 2 but blanks at 49 and 50
+ * (nacked: never received); the older log view's ops 49 and 50 were adopted under it, and the
  * header walk deadlocked on 51's parent with the third replica dead for good.
  */
 function impliedCanonical(canonical: readonly DvcRecord[], op: Op, canonicalLogView: number): bigint | null {
